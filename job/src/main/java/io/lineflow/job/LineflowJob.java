@@ -1,0 +1,119 @@
+package io.lineflow.job;
+
+import io.lineflow.job.config.JobConfig;
+import io.lineflow.job.config.LineflowOptions;
+import io.lineflow.job.event.DeviceEventDeserializer;
+import io.lineflow.job.event.DeviceEventJson;
+import io.lineflow.job.event.ParsedRecord;
+import io.lineflow.job.schema.Schema;
+import io.lineflow.job.sink.PostgresSinks;
+
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.streaming.api.environment.CheckpointConfig;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Locale;
+
+/** Entry point: Kafka → {@link LineflowPipeline} → PostgreSQL, configured by {@link JobConfig}. */
+public final class LineflowJob {
+    private static final Logger LOG = LoggerFactory.getLogger(LineflowJob.class);
+
+    private LineflowJob() {}
+
+    public static void main(String[] args) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        Configuration conf = JobConfig.load(args, System.getenv(), env.getConfiguration());
+        LOG.info("Starting lineflow with {}", JobConfig.describe(conf));
+        if (conf.get(LineflowOptions.SCHEMA_CHECK)) {
+            Schema.verify(conf);
+        }
+        configure(env, conf);
+        attach(env, conf, kafkaSource(conf).build());
+        env.execute(conf.get(LineflowOptions.JOB_NAME));
+    }
+
+    /** Applies checkpointing and the state backend from the (validated) configuration. */
+    public static void configure(StreamExecutionEnvironment env, ReadableConfig conf) {
+        if (!conf.get(LineflowOptions.CHECKPOINTING_ENABLED)) {
+            LOG.warn(
+                    "Checkpointing is OFF ({}=false): a restart loses or doubles counts.",
+                    LineflowOptions.CHECKPOINTING_ENABLED.key());
+            return;
+        }
+        CheckpointConfig cp = env.getCheckpointConfig();
+        cp.setCheckpointInterval(conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL).toMillis());
+        cp.setCheckpointingConsistencyMode(
+                conf.get(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE));
+        cp.setCheckpointTimeout(conf.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT).toMillis());
+        cp.setMinPauseBetweenCheckpoints(
+                conf.get(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS).toMillis());
+        cp.setTolerableCheckpointFailureNumber(
+                conf.get(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER));
+        cp.setMaxConcurrentCheckpoints(conf.get(CheckpointingOptions.MAX_CONCURRENT_CHECKPOINTS));
+        cp.setExternalizedCheckpointRetention(
+                conf.get(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION));
+        cp.setCheckpointStorage(conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY));
+        String backend = conf.get(StateBackendOptions.STATE_BACKEND).toLowerCase(Locale.ROOT);
+        env.setStateBackend(
+                backend.equals("rocksdb")
+                        ? new EmbeddedRocksDBStateBackend(
+                                conf.get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS))
+                        : new HashMapStateBackend());
+    }
+
+    /** The Kafka source, ready to build; tests may bound it first. */
+    public static KafkaSourceBuilder<ParsedRecord> kafkaSource(ReadableConfig conf) {
+        OffsetsInitializer start;
+        switch (conf.get(LineflowOptions.KAFKA_STARTING_OFFSETS)) {
+            case EARLIEST:
+                start = OffsetsInitializer.earliest();
+                break;
+            case LATEST:
+                start = OffsetsInitializer.latest();
+                break;
+            default:
+                start = OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
+        }
+        DeviceEventJson json =
+                new DeviceEventJson(
+                        (int) conf.get(LineflowOptions.MAX_EVENT_SIZE).getBytes(),
+                        conf.get(LineflowOptions.MAX_FUTURE).toMillis());
+        return KafkaSource.<ParsedRecord>builder()
+                .setProperties(JobConfig.withPrefix(conf, LineflowOptions.KAFKA_PROPERTIES_PREFIX))
+                .setBootstrapServers(conf.get(LineflowOptions.KAFKA_BOOTSTRAP_SERVERS))
+                .setTopics(conf.get(LineflowOptions.KAFKA_TOPIC))
+                .setGroupId(conf.get(LineflowOptions.KAFKA_GROUP_ID))
+                .setStartingOffsets(start)
+                .setDeserializer(new DeviceEventDeserializer(json));
+    }
+
+    /** Wires source, topology and both sinks into {@code env}. */
+    public static void attach(
+            StreamExecutionEnvironment env, ReadableConfig conf, KafkaSource<ParsedRecord> source) {
+        LineflowPipeline.Outputs out =
+                LineflowPipeline.build(
+                        env.fromSource(source, LineflowPipeline.watermarks(conf), "kafka-source")
+                                .uid(LineflowPipeline.SOURCE_UID),
+                        conf);
+        out.windows
+                .sinkTo(PostgresSinks.windowStats(conf))
+                .uid(LineflowPipeline.STATS_SINK_UID)
+                .name("device_window_stats upsert");
+        out.rejected
+                .sinkTo(PostgresSinks.rejectedEvents(conf))
+                .uid(LineflowPipeline.REJECTED_SINK_UID)
+                .name("rejected_events insert");
+    }
+}

@@ -1,0 +1,8 @@
+package io.lineflow.job.event;
+
+/** What a device reports: a produced piece, or the start or end of a stop. */
+public enum EventType {
+    PIECE_PRODUCED,
+    DOWNTIME_START,
+    DOWNTIME_END
+}

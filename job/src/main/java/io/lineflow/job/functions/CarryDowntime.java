@@ -1,0 +1,181 @@
+package io.lineflow.job.functions;
+
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * Computes each window's downtime, carrying an open stop from one window into the next.
+ *
+ * <p>A window's own events cannot tell whether the device was already stopped when the window
+ * began: that is decided by the windows before it. This function sees each device's windows in
+ * event-time order (the window operator emits them as the watermark passes) and remembers whether
+ * the last one ended with a stop open. While a stop stays open and the device sends nothing, it
+ * emits the silent windows itself, each fully down, from an event-time timer at the end of each.
+ *
+ * <p>State per device: one small {@link Carry}, dropped as soon as no stop is open and the last
+ * window's allowed lateness has passed; with allowed lateness, also the open-at-start flag of each
+ * window that may still fire again.
+ *
+ * <p>Limit: a late event that re-fires an older window corrects that window's row; rows of later
+ * windows already written are not revisited.
+ */
+public class CarryDowntime
+        extends KeyedProcessFunction<String, DeviceWindowStats, DeviceWindowStats> {
+    private static final long serialVersionUID = 1L;
+
+    private final long windowSizeMillis;
+    private final long allowedLatenessMillis;
+
+    private transient ValueState<Carry> carry;
+    private transient MapState<Long, Boolean> openAtStartByWindow;
+
+    public CarryDowntime(long windowSizeMillis, long allowedLatenessMillis) {
+        this.windowSizeMillis = windowSizeMillis;
+        this.allowedLatenessMillis = allowedLatenessMillis;
+    }
+
+    /** What a device's last window left open. */
+    public static class Carry {
+        public String lineId;
+        public long lastWindowEnd;
+        public boolean openAtEnd;
+
+        public Carry() {}
+    }
+
+    @Override
+    public void open(Configuration parameters) {
+        carry = getRuntimeContext().getState(new ValueStateDescriptor<>("carry", Carry.class));
+        openAtStartByWindow =
+                getRuntimeContext()
+                        .getMapState(
+                                new MapStateDescriptor<>(
+                                        "open-at-start", Types.LONG, Types.BOOLEAN));
+    }
+
+    @Override
+    public void processElement(DeviceWindowStats row, Context ctx, Collector<DeviceWindowStats> out)
+            throws Exception {
+        Carry c = carry.value();
+        boolean inOrder = c == null || row.windowEnd > c.lastWindowEnd;
+        boolean openAtStart;
+        if (inOrder) {
+            openAtStart = c != null && c.openAtEnd;
+            rememberOpenAtStart(row.windowStart, openAtStart, ctx);
+        } else {
+            // A re-firing of a window within its allowed lateness.
+            Boolean remembered = openAtStartByWindow.get(row.windowStart);
+            openAtStart = remembered != null && remembered;
+        }
+        boolean openAtEnd = applyDowntime(row, openAtStart);
+        out.collect(row);
+        if (!inOrder) {
+            return;
+        }
+        if (c == null) {
+            c = new Carry();
+        }
+        c.lineId = row.lineId;
+        c.lastWindowEnd = row.windowEnd;
+        c.openAtEnd = openAtEnd;
+        carry.update(c);
+        // Either the next window's end (to fill it if the device stays silent while stopped), or
+        // the end of this window's lateness (to drop the state once nothing is open).
+        ctx.timerService()
+                .registerEventTimeTimer(
+                        openAtEnd
+                                ? row.windowEnd + windowSizeMillis - 1
+                                : row.windowEnd - 1 + allowedLatenessMillis);
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<DeviceWindowStats> out)
+            throws Exception {
+        dropExpiredOpenAtStart(timestamp);
+        Carry c = carry.value();
+        if (c == null) {
+            return;
+        }
+        if (c.openAtEnd && c.lastWindowEnd + windowSizeMillis - 1 == timestamp) {
+            // The device stayed stopped through a window in which it sent nothing.
+            DeviceWindowStats silent = new DeviceWindowStats();
+            silent.deviceId = ctx.getCurrentKey();
+            silent.lineId = c.lineId;
+            silent.windowStart = c.lastWindowEnd;
+            silent.windowEnd = c.lastWindowEnd + windowSizeMillis;
+            silent.downtimeMillis = windowSizeMillis;
+            out.collect(silent);
+            rememberOpenAtStart(silent.windowStart, true, ctx);
+            c.lastWindowEnd = silent.windowEnd;
+            carry.update(c);
+            ctx.timerService().registerEventTimeTimer(silent.windowEnd + windowSizeMillis - 1);
+        } else if (!c.openAtEnd && timestamp >= c.lastWindowEnd - 1 + allowedLatenessMillis) {
+            carry.clear();
+        }
+    }
+
+    /**
+     * Sets {@code row.downtimeMillis} from its transitions and drops them.
+     *
+     * @return whether a stop is still open at the window end
+     */
+    static boolean applyDowntime(DeviceWindowStats row, boolean openAtStart) {
+        long[] transitions = row.transitions == null ? new long[0] : row.transitions;
+        // An END with no START before it in the window proves the stop began earlier.
+        boolean open =
+                openAtStart
+                        || (transitions.length > 0 && !WindowAccumulator.isStart(transitions[0]));
+        long since = row.windowStart;
+        long down = 0;
+        for (long t : transitions) {
+            long ts = WindowAccumulator.transitionTime(t);
+            if (WindowAccumulator.isStart(t)) {
+                if (!open) {
+                    open = true;
+                    since = ts;
+                }
+            } else if (open) {
+                down += ts - since;
+                open = false;
+            }
+        }
+        if (open) {
+            down += row.windowEnd - since;
+        }
+        row.downtimeMillis = down;
+        row.transitions = null;
+        return open;
+    }
+
+    private void rememberOpenAtStart(long windowStart, boolean openAtStart, Context ctx)
+            throws Exception {
+        if (allowedLatenessMillis > 0) {
+            openAtStartByWindow.put(windowStart, openAtStart);
+            ctx.timerService()
+                    .registerEventTimeTimer(
+                            windowStart + windowSizeMillis - 1 + allowedLatenessMillis);
+        }
+    }
+
+    private void dropExpiredOpenAtStart(long timestamp) throws Exception {
+        if (allowedLatenessMillis == 0) {
+            return;
+        }
+        Iterator<Map.Entry<Long, Boolean>> it = openAtStartByWindow.iterator();
+        while (it.hasNext()) {
+            long start = it.next().getKey();
+            if (start + windowSizeMillis - 1 + allowedLatenessMillis <= timestamp) {
+                it.remove();
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package io.lineflow.job.functions;
+
+import io.lineflow.job.event.EventType;
+
+import java.util.Arrays;
+
+/**
+ * Running figures of one device in one window. Pieces and events are plain counters; only the
+ * downtime transitions (a handful per window) are kept, because the downtime inside the window
+ * depends on their order and on whether a stop was open when the window began.
+ */
+public class WindowAccumulator {
+    public String lineId;
+    public long pieces;
+    public long events;
+    public int downtimeStarts;
+    public long firstTs = Long.MAX_VALUE;
+    public long lastTs = Long.MIN_VALUE;
+    public long[] transitions = new long[0];
+
+    /** Encodes a transition so that sorting the longs sorts by time, END before START at a tie. */
+    public static long transition(long ts, boolean start) {
+        return (ts << 1) | (start ? 1L : 0L);
+    }
+
+    public static long transitionTime(long transition) {
+        return transition >> 1;
+    }
+
+    public static boolean isStart(long transition) {
+        return (transition & 1L) == 1L;
+    }
+
+    void add(EventType type, long ts, int count) {
+        events++;
+        firstTs = Math.min(firstTs, ts);
+        lastTs = Math.max(lastTs, ts);
+        switch (type) {
+            case PIECE_PRODUCED:
+                pieces += count;
+                break;
+            case DOWNTIME_START:
+                downtimeStarts++;
+                addTransition(transition(ts, true));
+                break;
+            case DOWNTIME_END:
+                addTransition(transition(ts, false));
+                break;
+            default:
+                throw new IllegalStateException("unhandled event type " + type);
+        }
+    }
+
+    void merge(WindowAccumulator other) {
+        if (lineId == null) {
+            lineId = other.lineId;
+        }
+        pieces += other.pieces;
+        events += other.events;
+        downtimeStarts += other.downtimeStarts;
+        firstTs = Math.min(firstTs, other.firstTs);
+        lastTs = Math.max(lastTs, other.lastTs);
+        for (long t : other.transitions) {
+            addTransition(t);
+        }
+    }
+
+    private void addTransition(long t) {
+        // Kept sorted on insert: a window holds few transitions, and the result needs them in order.
+        int at = Arrays.binarySearch(transitions, t);
+        int pos = at >= 0 ? at : -at - 1;
+        long[] grown = new long[transitions.length + 1];
+        System.arraycopy(transitions, 0, grown, 0, pos);
+        grown[pos] = t;
+        System.arraycopy(transitions, pos, grown, pos + 1, transitions.length - pos);
+        transitions = grown;
+    }
+}
