@@ -9,8 +9,8 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
-import java.util.Iterator;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Computes each window's downtime, carrying an open stop from one window into the next.
@@ -19,7 +19,8 @@ import java.util.Map;
  * began: that is decided by the windows before it. This function sees each device's windows in
  * event-time order (the window operator emits them as the watermark passes) and remembers whether
  * the last one ended with a stop open. While a stop stays open and the device sends nothing, it
- * emits the silent windows itself, each fully down, from an event-time timer at the end of each.
+ * emits the silent windows itself, each fully down, from an event-time timer at the end of each
+ * (but not at the end of a bounded input, whose final watermark would fill windows forever).
  *
  * <p>State per device: one small {@link Carry}, dropped as soon as no stop is open and the last
  * window's allowed lateness has passed; with allowed lateness, also the open-at-start flag of each
@@ -105,7 +106,8 @@ public class CarryDowntime
         if (c == null) {
             return;
         }
-        if (c.openAtEnd && c.lastWindowEnd + windowSizeMillis - 1 == timestamp) {
+        boolean endOfInput = ctx.timerService().currentWatermark() == Long.MAX_VALUE;
+        if (c.openAtEnd && c.lastWindowEnd + windowSizeMillis - 1 == timestamp && !endOfInput) {
             // The device stayed stopped through a window in which it sent nothing.
             DeviceWindowStats silent = new DeviceWindowStats();
             silent.deviceId = ctx.getCurrentKey();
@@ -170,12 +172,15 @@ public class CarryDowntime
         if (allowedLatenessMillis == 0) {
             return;
         }
-        Iterator<Map.Entry<Long, Boolean>> it = openAtStartByWindow.iterator();
-        while (it.hasNext()) {
-            long start = it.next().getKey();
+        List<Long> expired = new ArrayList<>();
+        for (Long start : openAtStartByWindow.keys()) {
             if (start + windowSizeMillis - 1 + allowedLatenessMillis <= timestamp) {
-                it.remove();
+                expired.add(start);
             }
+        }
+        // remove(), not the iterator's: it also drops the device's map once it is empty
+        for (Long start : expired) {
+            openAtStartByWindow.remove(start);
         }
     }
 }

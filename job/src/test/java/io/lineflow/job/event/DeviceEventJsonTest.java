@@ -1,0 +1,120 @@
+package io.lineflow.job.event;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DeviceEventJsonTest {
+    private static final long NOW = Instant.parse("2026-11-30T12:00:00Z").toEpochMilli();
+    private static final DeviceEventJson JSON = new DeviceEventJson(1024, 3_600_000);
+
+    private static ParsedRecord parse(String key, String value) {
+        return JSON.parse(
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                value == null ? null : value.getBytes(StandardCharsets.UTF_8),
+                "device-events",
+                3,
+                42,
+                NOW);
+    }
+
+    @Test
+    void parsesIsoTimestampAndKeepsKafkaCoordinates() {
+        ParsedRecord r =
+                parse(
+                        "press-07",
+                        "{\"eventId\":\"e1\",\"deviceId\":\"press-07\",\"lineId\":\"L1\","
+                                + "\"type\":\"PIECE_PRODUCED\",\"ts\":\"2026-11-01T10:30:36.123Z\","
+                                + "\"count\":3,\"extra\":{\"ignored\":[1,2]}}");
+        assertThat(r.isAccepted()).isTrue();
+        DeviceEvent e = r.event;
+        assertThat(e.eventId).isEqualTo("e1");
+        assertThat(e.type).isEqualTo(EventType.PIECE_PRODUCED);
+        assertThat(e.ts).isEqualTo(Instant.parse("2026-11-01T10:30:36.123Z").toEpochMilli());
+        assertThat(e.count).isEqualTo(3);
+        assertThat(e.topic).isEqualTo("device-events");
+        assertThat(e.partition).isEqualTo(3);
+        assertThat(e.offset).isEqualTo(42);
+    }
+
+    @Test
+    void parsesEpochMillisAndDefaultsCountToOne() {
+        ParsedRecord r =
+                parse(
+                        "press-07",
+                        "{\"eventId\":\"e2\",\"deviceId\":\"press-07\",\"lineId\":\"L1\","
+                                + "\"type\":\"DOWNTIME_START\",\"ts\":1761993036123,\"reason\":\"jam\"}");
+        assertThat(r.isAccepted()).isTrue();
+        assertThat(r.event.ts).isEqualTo(1761993036123L);
+        assertThat(r.event.count).isEqualTo(1);
+        assertThat(r.event.reason).isEqualTo("jam");
+    }
+
+    @Test
+    void writtenJsonParsesBackToTheSameEvent() {
+        DeviceEvent e =
+                new DeviceEvent("e9", "press-07", "L1", EventType.DOWNTIME_END, 1761993036123L, 0, "ok");
+        ParsedRecord back =
+                JSON.parse(
+                        "press-07".getBytes(StandardCharsets.UTF_8),
+                        DeviceEventJson.toJson(e),
+                        "t",
+                        0,
+                        7,
+                        NOW);
+        assertThat(back.event).isEqualTo(e.at("t", 0, 7));
+    }
+
+    static Stream<Arguments> badInput() {
+        String ok = "\"eventId\":\"e\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\"";
+        return Stream.of(
+                Arguments.of("d1", "not json at all", RejectReason.MALFORMED_JSON),
+                Arguments.of("d1", "{\"eventId\":\"e\",", RejectReason.MALFORMED_JSON),
+                Arguments.of("d1", "[1,2,3]", RejectReason.MALFORMED_JSON),
+                Arguments.of("d1", "{" + ok + ",\"ts\":1}{}", RejectReason.MALFORMED_JSON),
+                Arguments.of("d1", null, RejectReason.MALFORMED_JSON),
+                Arguments.of("d1", "{" + ok + "}", RejectReason.MISSING_FIELD),
+                Arguments.of("d1", "{\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":1}", RejectReason.MISSING_FIELD),
+                Arguments.of("d1", "{" + ok + ",\"ts\":null}", RejectReason.MISSING_FIELD),
+                Arguments.of("d1", "{" + ok + ",\"ts\":true}", RejectReason.WRONG_TYPE),
+                Arguments.of("d1", "{" + ok + ",\"ts\":\"yesterday\"}", RejectReason.WRONG_TYPE),
+                Arguments.of("d1", "{" + ok + ",\"ts\":1,\"count\":\"3\"}", RejectReason.WRONG_TYPE),
+                Arguments.of("d1", "{" + ok + ",\"ts\":1,\"count\":1.5}", RejectReason.WRONG_TYPE),
+                Arguments.of("d1", "{\"eventId\":7,\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":1}", RejectReason.WRONG_TYPE),
+                Arguments.of("d1", "{\"eventId\":\"e\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"EXPLODED\",\"ts\":1}", RejectReason.UNKNOWN_TYPE),
+                Arguments.of("d1", "{" + ok + ",\"ts\":1,\"count\":-2}", RejectReason.NEGATIVE_COUNT),
+                Arguments.of("d1", "{" + ok + ",\"ts\":\"2099-01-01T00:00:00Z\"}", RejectReason.FUTURE_TIMESTAMP),
+                Arguments.of("d1", "{" + ok + ",\"ts\":1,\"pad\":\"" + "x".repeat(1100) + "\"}", RejectReason.OVERSIZED),
+                Arguments.of(null, "{" + ok + ",\"ts\":1}", RejectReason.NULL_KEY),
+                Arguments.of("d2", "{" + ok + ",\"ts\":1}", RejectReason.KEY_MISMATCH));
+    }
+
+    @ParameterizedTest(name = "{2}: {1}")
+    @MethodSource("badInput")
+    void rejectsBadInputWithReasonAndRawBytes(String key, String value, RejectReason reason) {
+        ParsedRecord r = parse(key, value);
+        assertThat(r.isAccepted()).isFalse();
+        assertThat(r.rejected.reason).isEqualTo(reason);
+        assertThat(r.rejected.detail).isNotBlank();
+        assertThat(r.rejected.raw)
+                .isEqualTo(value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+        assertThat(r.rejected.topic).isEqualTo("device-events");
+        assertThat(r.rejected.partition).isEqualTo(3);
+        assertThat(r.rejected.offset).isEqualTo(42);
+    }
+
+    @Test
+    void aTimestampJustInsideTheFutureToleranceIsAccepted() {
+        String value =
+                "{\"eventId\":\"e\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":"
+                        + (NOW + 3_599_000) + "}";
+        assertThat(parse("d1", value).isAccepted()).isTrue();
+    }
+}

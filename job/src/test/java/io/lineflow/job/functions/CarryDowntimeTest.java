@@ -1,0 +1,129 @@
+package io.lineflow.job.functions;
+
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+import static io.lineflow.testing.TestEvents.t;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class CarryDowntimeTest {
+    private static final long FIVE_MIN = 300_000;
+
+    private KeyedOneInputStreamOperatorTestHarness<String, DeviceWindowStats, DeviceWindowStats>
+            harness;
+
+    private void open(long allowedLateness) throws Exception {
+        harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new CarryDowntime(FIVE_MIN, allowedLateness)),
+                        r -> r.deviceId,
+                        org.apache.flink.api.common.typeinfo.Types.STRING);
+        harness.open();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        harness.close();
+    }
+
+    /** A window row as the window function emits it: transitions given as (minute, isStart). */
+    private static DeviceWindowStats window(double startMinute, long pieces, Object... transitions) {
+        DeviceWindowStats row = new DeviceWindowStats();
+        row.deviceId = "press-07";
+        row.lineId = "L1";
+        row.windowStart = t(startMinute);
+        row.windowEnd = row.windowStart + FIVE_MIN;
+        row.piecesProduced = pieces;
+        row.eventsSeen = pieces + transitions.length / 2;
+        long[] encoded = new long[transitions.length / 2];
+        for (int i = 0; i < encoded.length; i++) {
+            encoded[i] =
+                    WindowAccumulator.transition(
+                            t(((Number) transitions[2 * i]).doubleValue()), (Boolean) transitions[2 * i + 1]);
+        }
+        row.transitions = encoded;
+        return row;
+    }
+
+    /** Feeds a row as the window operator would: the row, then the watermark at its end. */
+    private void emit(DeviceWindowStats row) throws Exception {
+        harness.processElement(new StreamRecord<>(row, row.windowEnd - 1));
+        harness.processWatermark(new Watermark(row.windowEnd - 1));
+    }
+
+    private List<DeviceWindowStats> rows() {
+        return harness.extractOutputValues();
+    }
+
+    private static List<Long> downtimeSeconds(List<DeviceWindowStats> rows) {
+        return rows.stream().map(r -> r.downtimeMillis / 1000).collect(Collectors.toList());
+    }
+
+    @Test
+    void splitsAStopAcrossWindowsAndFillsASilentWindowInBetween() throws Exception {
+        open(0);
+        emit(window(0, 10, 3.0, true)); // stops at 10:03, still down at 10:05
+        // 10:05-10:10: the device sends nothing while stopped
+        harness.processWatermark(new Watermark(t(10) - 1));
+        emit(window(10, 4, 12.0, false)); // back at 10:12
+
+        List<DeviceWindowStats> rows = rows();
+        assertThat(rows).extracting(r -> r.windowStart).containsExactly(t(0), t(5), t(10));
+        assertThat(downtimeSeconds(rows)).containsExactly(120L, 300L, 120L);
+        DeviceWindowStats silent = rows.get(1);
+        assertThat(silent.eventsSeen).isZero();
+        assertThat(silent.piecesProduced).isZero();
+        assertThat(silent.firstEventTs).isNull();
+        assertThat(rows).allSatisfy(r -> assertThat(r.transitions).isNull());
+        assertThat(harness.numKeyedStateEntries()).as("state dropped once the stop closed").isZero();
+    }
+
+    @Test
+    void anEndWithoutAStartMeansTheStopBeganBeforeTheWindow() throws Exception {
+        open(0);
+        emit(window(0, 5, 1.5, false, 2.0, true, 2.5, false));
+        assertThat(downtimeSeconds(rows())).containsExactly(90L + 30L);
+    }
+
+    @Test
+    void aRepeatedStartDoesNotRestartTheStop() throws Exception {
+        open(0);
+        emit(window(0, 0, 1.0, true, 2.0, true, 3.0, false));
+        assertThat(downtimeSeconds(rows())).containsExactly(120L);
+    }
+
+    @Test
+    void stopsFillingSilentWindowsAtTheEndOfInput() throws Exception {
+        open(0);
+        emit(window(0, 1, 4.0, true));
+        harness.processWatermark(new Watermark(Long.MAX_VALUE));
+        assertThat(rows()).hasSize(1);
+    }
+
+    @Test
+    void aLateRefiringUsesTheStopStateTheWindowFirstHad() throws Exception {
+        open(60_000);
+        emit(window(0, 1, 4.0, true)); // open at 10:05
+        emit(window(5, 2)); // open all window, no transitions
+        DeviceWindowStats refired = window(5, 3); // a late piece for 10:05-10:10
+        harness.processElement(new StreamRecord<>(refired, refired.windowEnd - 1));
+
+        List<DeviceWindowStats> rows = rows();
+        assertThat(rows).hasSize(3);
+        assertThat(rows.get(2).piecesProduced).isEqualTo(3);
+        assertThat(rows.get(2).downtimeMillis).isEqualTo(FIVE_MIN);
+
+        // After the lateness passes and the stop closes, only the carry of the open stop stays.
+        emit(window(10, 1, 11.0, false));
+        harness.processWatermark(new Watermark(t(15) + 60_000));
+        assertThat(harness.numKeyedStateEntries()).isZero();
+    }
+}

@@ -1,0 +1,130 @@
+package io.lineflow.testing;
+
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Exit;
+import org.apache.kafka.common.utils.Time;
+import scala.Option;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * A real Kafka broker in this JVM: KRaft, broker and controller in one node, on loopback. The data
+ * directory survives {@link #close()}, so a broker restarted on the same directory and port keeps
+ * its topics and offsets.
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+    static {
+        // Kafka halts the JVM on fatal errors; in tests that would kill the fork without a word.
+        Exit.setHaltProcedure(
+                (status, message) -> {
+                    throw new IllegalStateException("Kafka tried to halt(" + status + "): " + message);
+                });
+        Exit.setExitProcedure(
+                (status, message) -> {
+                    throw new IllegalStateException("Kafka tried to exit(" + status + "): " + message);
+                });
+    }
+
+    private final KafkaRaftServer server;
+    private final int port;
+
+    private EmbeddedKafka(KafkaRaftServer server, int port) {
+        this.server = server;
+        this.port = port;
+    }
+
+    /** Starts a broker on a free port with its data in {@code dir}. */
+    public static EmbeddedKafka start(Path dir) {
+        return start(dir, freePort());
+    }
+
+    /** Starts a broker on {@code port}; reuses {@code dir} if it holds an earlier broker's data. */
+    public static EmbeddedKafka start(Path dir, int port) {
+        int controllerPort = freePort();
+        try {
+            Files.createDirectories(dir);
+            Path meta = dir.resolve("meta.properties");
+            if (!Files.exists(meta)) {
+                Files.writeString(
+                        meta,
+                        "version=1\ncluster.id=" + Uuid.randomUuid() + "\nnode.id=1\n");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Properties p = new Properties();
+        p.put("process.roles", "broker,controller");
+        p.put("node.id", "1");
+        p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+        p.put("controller.listener.names", "CONTROLLER");
+        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.put("inter.broker.listener.name", "PLAINTEXT");
+        p.put("log.dirs", dir.toAbsolutePath().toString());
+        p.put("num.partitions", "1");
+        p.put("auto.create.topics.enable", "false");
+        p.put("offsets.topic.replication.factor", "1");
+        p.put("offsets.topic.num.partitions", "4");
+        p.put("transaction.state.log.replication.factor", "1");
+        p.put("transaction.state.log.min.isr", "1");
+        p.put("group.initial.rebalance.delay.ms", "0");
+        p.put("log.retention.hours", "-1");
+        KafkaRaftServer server =
+                new KafkaRaftServer(new KafkaConfig(p, false), Time.SYSTEM, Option.empty());
+        server.startup();
+        return new EmbeddedKafka(server, port);
+    }
+
+    public String bootstrapServers() {
+        return "127.0.0.1:" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** Creates a topic and waits until it exists. */
+    public void createTopic(String name, int partitions) {
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot create topic " + name, e.getCause());
+        }
+    }
+
+    public Admin admin() {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
+    }
+
+    @Override
+    public void close() {
+        server.shutdown();
+        server.awaitShutdown();
+    }
+
+    /** A port free on loopback right now. */
+    public static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

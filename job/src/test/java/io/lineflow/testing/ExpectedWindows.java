@@ -1,0 +1,86 @@
+package io.lineflow.testing;
+
+import io.lineflow.job.event.DeviceEvent;
+import io.lineflow.job.event.EventType;
+import io.lineflow.job.functions.DeviceWindowStats;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * The table the job must produce for a set of counted events, computed the slow, obvious way:
+ * every device's events sorted in time, windows walked in order, a stop carried across them. Keys
+ * are {@code device@windowStart}.
+ */
+public final class ExpectedWindows {
+    private ExpectedWindows() {}
+
+    public static Map<String, DeviceWindowStats> of(List<DeviceEvent> events, long windowMillis) {
+        Map<String, DeviceWindowStats> table = new TreeMap<>();
+        Map<String, List<DeviceEvent>> byDevice =
+                events.stream().collect(Collectors.groupingBy(e -> e.deviceId, TreeMap::new, Collectors.toList()));
+        byDevice.forEach(
+                (device, list) -> {
+                    list.sort(
+                            Comparator.<DeviceEvent>comparingLong(e -> e.ts)
+                                    .thenComparing(e -> e.type == EventType.DOWNTIME_START));
+                    long first = windowOf(list.get(0).ts, windowMillis);
+                    long last = windowOf(list.get(list.size() - 1).ts, windowMillis);
+                    boolean open = false;
+                    for (long start = first; start <= last; start += windowMillis) {
+                        long end = start + windowMillis;
+                        List<DeviceEvent> in = new ArrayList<>();
+                        for (DeviceEvent e : list) {
+                            if (e.ts >= start && e.ts < end) {
+                                in.add(e);
+                            }
+                        }
+                        if (in.isEmpty() && !open) {
+                            continue;
+                        }
+                        DeviceWindowStats row = new DeviceWindowStats();
+                        row.deviceId = device;
+                        row.lineId = in.isEmpty() ? list.get(0).lineId : in.get(0).lineId;
+                        row.windowStart = start;
+                        row.windowEnd = end;
+                        List<DeviceEvent> transitions =
+                                in.stream().filter(e -> e.type != EventType.PIECE_PRODUCED).collect(Collectors.toList());
+                        boolean down = open || (!transitions.isEmpty() && transitions.get(0).type == EventType.DOWNTIME_END);
+                        long since = start;
+                        for (DeviceEvent e : in) {
+                            row.eventsSeen++;
+                            if (e.type == EventType.PIECE_PRODUCED) {
+                                row.piecesProduced += e.count;
+                            } else if (e.type == EventType.DOWNTIME_START) {
+                                row.downtimeCount++;
+                                if (!down) {
+                                    down = true;
+                                    since = e.ts;
+                                }
+                            } else if (down) {
+                                row.downtimeMillis += e.ts - since;
+                                down = false;
+                            }
+                        }
+                        if (down) {
+                            row.downtimeMillis += end - since;
+                        }
+                        open = down;
+                        if (!in.isEmpty()) {
+                            row.firstEventTs = in.get(0).ts;
+                            row.lastEventTs = in.get(in.size() - 1).ts;
+                        }
+                        table.put(device + "@" + start, row);
+                    }
+                });
+        return table;
+    }
+
+    public static long windowOf(long ts, long windowMillis) {
+        return ts - Math.floorMod(ts, windowMillis);
+    }
+}
