@@ -1,0 +1,466 @@
+package io.lineflow.reconciler.checks;
+
+import static io.lineflow.reconciler.ReconcilerOptions.CHECKPOINT_FAILURE_THRESHOLD;
+import static io.lineflow.reconciler.ReconcilerOptions.CHECKPOINT_FAILURE_WINDOW;
+import static io.lineflow.reconciler.ReconcilerOptions.DUPLICATE_MIN_RATE;
+import static io.lineflow.reconciler.ReconcilerOptions.DUPLICATE_MIN_SPAN;
+import static io.lineflow.reconciler.ReconcilerOptions.DUPLICATE_RATIO;
+import static io.lineflow.reconciler.ReconcilerOptions.LAG_MIN_GROWTH;
+import static io.lineflow.reconciler.ReconcilerOptions.LAG_MIN_SAMPLES;
+import static io.lineflow.reconciler.ReconcilerOptions.LAG_WINDOW;
+import static io.lineflow.reconciler.ReconcilerOptions.RESTART_THRESHOLD;
+import static io.lineflow.reconciler.ReconcilerOptions.RESTART_WINDOW;
+import static io.lineflow.reconciler.ReconcilerOptions.RETENTION_DETECTION_ALLOWANCE;
+import static io.lineflow.reconciler.ReconcilerOptions.RETENTION_RECOVERY_ALLOWANCE;
+
+import io.lineflow.reconciler.model.Finding;
+import io.lineflow.reconciler.model.FindingCode;
+import io.lineflow.reconciler.model.FlinkObservation;
+import io.lineflow.reconciler.model.FlinkObservation.Checkpoints;
+import io.lineflow.reconciler.model.FlinkObservation.Job;
+import io.lineflow.reconciler.model.HealthResult;
+import io.lineflow.reconciler.model.KafkaObservation;
+import io.lineflow.reconciler.model.KubernetesStatus;
+import io.lineflow.reconciler.model.Observation;
+import io.lineflow.reconciler.model.Sample;
+import io.lineflow.reconciler.model.Severity;
+
+import org.apache.flink.configuration.Configuration;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/** The runtime checks: pure functions of an observation, its history, the options and a clock. */
+public final class RuntimeChecks {
+
+    /** What Flink writes as external path for checkpoints kept in JobManager heap. */
+    static final String NOT_ADDRESSABLE = "<checkpoint-not-externally-addressable>";
+
+    private static final Set<String> TRANSIENT_STATES =
+            Set.of("RESTARTING", "INITIALIZING", "CREATED", "RECONCILING", "FAILING", "CANCELLING");
+
+    private RuntimeChecks() {}
+
+    /** All runtime checks joined. */
+    public static HealthResult evaluate(Observation o, Configuration conf, Clock clock) {
+        return jobNotRunning(o)
+                .join(observationFailed(o))
+                .join(restartLoop(o, conf))
+                .join(checkpointStale(o, clock))
+                .join(checkpointFailures(o, conf, clock))
+                .join(checkpointNotExternal(o))
+                .join(kafkaRetentionTooShort(o, conf, clock))
+                .join(consumerLagGrowing(o, conf))
+                .join(duplicateConsumption(o, conf));
+    }
+
+    /** JOB_NOT_RUNNING: the operator or Flink says the job is not RUNNING. */
+    public static HealthResult jobNotRunning(Observation o) {
+        if ("suspended".equals(o.spec().desiredState())) {
+            return Finding.of(FindingCode.JOB_NOT_RUNNING, Severity.INFO,
+                            "The job is suspended on purpose (spec.job.state: suspended); nothing to do unless that is a mistake.")
+                    .with("desiredState", "suspended")
+                    .build()
+                    .asResult();
+        }
+        KubernetesStatus k = o.status();
+        Job job = o.flink() != null && o.flink().ok() ? o.flink().job() : null;
+        String k8sState = k == null ? null : k.jobState();
+        String jmStatus = k == null ? null : k.jobManagerDeploymentStatus();
+        String restState = job == null ? null : job.state();
+        boolean noJobInFlink = o.flink() != null && o.flink().ok() && job == null && o.spec().hasJob();
+        boolean jmBroken = "ERROR".equals(jmStatus) || "MISSING".equals(jmStatus);
+        String bad = firstNonRunning(restState, k8sState);
+        if (bad == null && !jmBroken && !noJobInFlink) {
+            return HealthResult.healthy();
+        }
+        Severity severity = (bad != null && TRANSIENT_STATES.contains(bad)) && !jmBroken ? Severity.WARNING : Severity.CRITICAL;
+        String what = noJobInFlink ? "Flink reports no job" : jmBroken ? "the JobManager deployment is " + jmStatus : "the job is " + bad;
+        return Finding.of(FindingCode.JOB_NOT_RUNNING, severity,
+                        "The job is not running: " + what + ". No windows are being produced. "
+                                + "Check `kubectl describe flinkdeployment " + o.spec().name() + "` and the JobManager log"
+                                + (k != null && k.error() != null ? "; operator error: " + k.error() : "") + ".")
+                .with("flinkState", restState)
+                .with("operatorJobState", k8sState)
+                .with("jobManagerDeploymentStatus", jmStatus)
+                .with("lifecycleState", k == null ? null : k.lifecycleState())
+                .build()
+                .asResult();
+    }
+
+    private static String firstNonRunning(String... states) {
+        for (String s : states) {
+            if (s != null && !s.equals("RUNNING")) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** CHECKPOINTING_DISABLED as seen by Flink itself: the running job has no periodic checkpoints. */
+    public static HealthResult checkpointingDisabledAtRuntime(Observation o) {
+        Job job = job(o);
+        if (job == null || job.checkpoints() == null || job.checkpoints().enabled()) {
+            return HealthResult.healthy();
+        }
+        return Finding.of(FindingCode.CHECKPOINTING_DISABLED, Severity.CRITICAL,
+                        "Flink reports that job " + job.name() + " (" + job.id() + ") takes no periodic checkpoints: after any restart its windows are rebuilt "
+                                + "from wherever the source resumes, losing or doubling counts. Set execution.checkpointing.interval.")
+                .with("jobId", job.id())
+                .with("source", "flink-rest")
+                .build()
+                .asResult();
+    }
+
+    /** OBSERVATION_FAILED: an observer could not be read, so some checks were skipped. */
+    public static HealthResult observationFailed(Observation o) {
+        HealthResult r = HealthResult.healthy();
+        if (o.flink() != null && !o.flink().ok()) {
+            r = r.join(Finding.of(FindingCode.OBSERVATION_FAILED, Severity.WARNING,
+                            "The Flink REST API at " + o.flink().restUrl() + " could not be read (" + o.flink().error()
+                                    + "); job, checkpoint and duplicate checks were skipped. Check the JobManager pod and its -rest Service, "
+                                    + "or set the annotation lineflow.io/rest-url.")
+                    .with("source", "flink-rest")
+                    .with("url", o.flink().restUrl())
+                    .with("error", o.flink().error())
+                    .build()
+                    .asResult());
+        }
+        if (o.kafka() != null && !o.kafka().ok()) {
+            r = r.join(Finding.of(FindingCode.OBSERVATION_FAILED, Severity.WARNING,
+                            "Kafka at " + o.kafka().bootstrap() + " could not be read for topic " + o.kafka().topic() + " ("
+                                    + o.kafka().error() + "); retention, lag and duplicate-rate checks were skipped. "
+                                    + "Check the annotations lineflow.io/kafka-bootstrap and lineflow.io/kafka-topic.")
+                    .with("source", "kafka")
+                    .with("bootstrap", o.kafka().bootstrap())
+                    .with("topic", o.kafka().topic())
+                    .with("error", o.kafka().error())
+                    .build()
+                    .asResult());
+        }
+        return r;
+    }
+
+    /** RESTART_LOOP: numRestarts grew by the threshold or more within the window. */
+    public static HealthResult restartLoop(Observation o, Configuration conf) {
+        Job job = job(o);
+        if (job == null || job.numRestarts() == null) {
+            return HealthResult.healthy();
+        }
+        Duration window = conf.get(RESTART_WINDOW);
+        Optional<Sample> base = oldestWithin(o, window, s -> s.numRestarts() != null);
+        if (base.isEmpty()) {
+            return HealthResult.healthy();
+        }
+        long delta = job.numRestarts() - base.get().numRestarts();
+        if (delta < conf.get(RESTART_THRESHOLD)) {
+            return HealthResult.healthy();
+        }
+        return Finding.of(FindingCode.RESTART_LOOP, Severity.CRITICAL,
+                        "The job restarted " + delta + " times in the last " + human(Duration.between(base.get().at(), o.observedAt()))
+                                + ": it is failing over and over, so output stalls. Read the root cause in the JobManager log or Flink UI (Exceptions tab).")
+                .with("restartsInWindow", delta)
+                .with("numRestarts", job.numRestarts())
+                .with("windowSeconds", window.toSeconds())
+                .build()
+                .asResult();
+    }
+
+    /** The allowed time without a completed checkpoint: max(interval, timeout) × (tolerable + 2). */
+    public static Optional<Duration> staleWindow(Observation o) {
+        Job job = job(o);
+        Checkpoints cp = job == null ? null : job.checkpoints();
+        FlinkConf spec = new FlinkConf(o.spec().flinkConfiguration());
+        Duration interval = cp != null && cp.interval() != null ? cp.interval() : spec.duration(FlinkConf.CHECKPOINT_INTERVAL).orElse(null);
+        if (interval == null || interval.isZero() || interval.isNegative()) {
+            return Optional.empty();
+        }
+        Duration timeout = cp != null && cp.timeout() != null ? cp.timeout() : spec.duration(FlinkConf.CHECKPOINT_TIMEOUT).orElse(FlinkConf.DEFAULT_TIMEOUT);
+        int tolerable = cp != null && cp.tolerableFailures() != null ? cp.tolerableFailures() : spec.integer(FlinkConf.TOLERABLE_FAILURES).orElse(0);
+        Duration base = interval.compareTo(timeout) >= 0 ? interval : timeout;
+        return Optional.of(base.multipliedBy(Math.max(0, tolerable) + 2L));
+    }
+
+    /** CHECKPOINT_STALE: no checkpoint completed within the stale window while the job runs. */
+    public static HealthResult checkpointStale(Observation o, Clock clock) {
+        Job job = job(o);
+        if (job == null || !"RUNNING".equals(job.state()) || job.checkpoints() == null || !job.checkpoints().enabled()) {
+            return HealthResult.healthy();
+        }
+        Optional<Duration> window = staleWindow(o);
+        Instant reference = job.checkpoints().latestCompletedAt() != null ? job.checkpoints().latestCompletedAt() : job.startTime();
+        if (window.isEmpty() || reference == null) {
+            return HealthResult.healthy();
+        }
+        Duration age = Duration.between(reference, clock.instant());
+        if (age.compareTo(window.get()) <= 0) {
+            return HealthResult.healthy();
+        }
+        boolean never = job.checkpoints().latestCompletedAt() == null;
+        return Finding.of(FindingCode.CHECKPOINT_STALE, Severity.CRITICAL,
+                        (never ? "No checkpoint has completed since the job started " : "The latest checkpoint completed ")
+                                + human(age) + " ago, longer than the allowed " + human(window.get())
+                                + " (max(interval, timeout) × (tolerable failures + 2)). A restart now replays everything since then, and Kafka may drop it first. "
+                                + "Look for backpressure, a stuck sink or an unwritable checkpoint directory.")
+                .with("checkpointAgeSeconds", age.toSeconds())
+                .with("allowedSeconds", window.get().toSeconds())
+                .with("latestCompletedId", job.checkpoints().latestCompletedId())
+                .with("inProgress", job.checkpoints().inProgress())
+                .build()
+                .asResult();
+    }
+
+    /** CHECKPOINT_FAILURES: checkpoints failed within the window (critical when none completed since). */
+    public static HealthResult checkpointFailures(Observation o, Configuration conf, Clock clock) {
+        Job job = job(o);
+        Checkpoints cp = job == null ? null : job.checkpoints();
+        if (cp == null || !cp.enabled()) {
+            return HealthResult.healthy();
+        }
+        Duration window = conf.get(CHECKPOINT_FAILURE_WINDOW);
+        Optional<Sample> base = oldestWithin(o, window, s -> s.checkpointsFailed() != null);
+        long inWindow;
+        if (base.isPresent()) {
+            inWindow = Math.max(0, cp.failed() - base.get().checkpointsFailed());
+        } else {
+            // No history (e.g. a one-shot check): count the latest failure if it is recent.
+            boolean recent = cp.latestFailedAt() != null && !cp.latestFailedAt().isBefore(clock.instant().minus(window));
+            inWindow = recent ? 1 : 0;
+        }
+        boolean failingNow = cp.latestFailedAt() != null
+                && (cp.latestCompletedAt() == null || cp.latestFailedAt().isAfter(cp.latestCompletedAt()));
+        if (inWindow < conf.get(CHECKPOINT_FAILURE_THRESHOLD) && !(failingNow && base.isEmpty() && inWindow > 0)) {
+            return HealthResult.healthy();
+        }
+        return Finding.of(FindingCode.CHECKPOINT_FAILURES, failingNow ? Severity.CRITICAL : Severity.WARNING,
+                        inWindow + " checkpoint(s) failed in the last " + human(window)
+                                + (failingNow ? ", and none has completed since the latest failure" : "")
+                                + (cp.latestFailureMessage() != null ? " (latest: " + cp.latestFailureMessage() + ")" : "")
+                                + ". Fix the cause (storage permissions or space, timeouts under backpressure) before the tolerable-failure limit fails the job.")
+                .with("failedInWindow", inWindow)
+                .with("failedTotal", cp.failed())
+                .with("completedTotal", cp.completed())
+                .with("latestFailedAt", cp.latestFailedAt() == null ? null : cp.latestFailedAt().toString())
+                .with("latestFailureMessage", cp.latestFailureMessage())
+                .build()
+                .asResult();
+    }
+
+    /** CHECKPOINT_NOT_EXTERNAL: the latest completed checkpoint has no external path. */
+    public static HealthResult checkpointNotExternal(Observation o) {
+        Job job = job(o);
+        Checkpoints cp = job == null ? null : job.checkpoints();
+        if (cp == null || cp.latestCompletedId() == null) {
+            return HealthResult.healthy();
+        }
+        String path = cp.latestCompletedExternalPath();
+        if (path != null && !path.isBlank() && !path.equals(NOT_ADDRESSABLE)) {
+            return HealthResult.healthy();
+        }
+        return Finding.of(FindingCode.CHECKPOINT_NOT_EXTERNAL, Severity.CRITICAL,
+                        "Checkpoint " + cp.latestCompletedId() + " has no external path, so nothing can be restored from it after the JobManager is gone. "
+                                + "Configure a durable execution.checkpointing.dir and RETAIN_ON_CANCELLATION.")
+                .with("latestCompletedId", cp.latestCompletedId())
+                .with("externalPath", path)
+                .build()
+                .asResult();
+    }
+
+    /** KAFKA_RETENTION_TOO_SHORT: the topic would delete records before a restored job re-reads them. */
+    public static HealthResult kafkaRetentionTooShort(Observation o, Configuration conf, Clock clock) {
+        KafkaObservation k = o.kafka();
+        if (k == null || !k.ok() || k.retention() == null) {
+            return HealthResult.healthy();
+        }
+        Job job = job(o);
+        Instant latest = job == null || job.checkpoints() == null ? null : job.checkpoints().latestCompletedAt();
+        Duration checkpointAge = latest != null ? Duration.between(latest, clock.instant()) : staleWindow(o).orElse(Duration.ZERO);
+        Duration stale = staleWindow(o).orElse(Duration.ZERO);
+        // A checkpoint may be as old as the stale window before anyone notices, so take the larger.
+        Duration age = checkpointAge.compareTo(stale) >= 0 ? checkpointAge : stale;
+        Duration required = age.plus(conf.get(RETENTION_DETECTION_ALLOWANCE)).plus(conf.get(RETENTION_RECOVERY_ALLOWANCE));
+        if (k.retention().compareTo(required) >= 0) {
+            return HealthResult.healthy();
+        }
+        return Finding.of(FindingCode.KAFKA_RETENTION_TOO_SHORT, Severity.CRITICAL,
+                        "Topic " + k.topic() + " keeps records for " + human(k.retention()) + ", less than the " + human(required)
+                                + " a recovery may need (checkpoint age " + human(age) + " + detection + recovery allowances): records not yet in a checkpoint "
+                                + "could be deleted before the job re-reads them. Raise retention.ms on the topic.")
+                .with("retentionSeconds", k.retention().toSeconds())
+                .with("requiredSeconds", required.toSeconds())
+                .with("checkpointAgeSeconds", age.toSeconds())
+                .build()
+                .asResult();
+    }
+
+    /** CONSUMER_LAG_GROWING: the committed lag trends upward over the window. */
+    public static HealthResult consumerLagGrowing(Observation o, Configuration conf) {
+        KafkaObservation k = o.kafka();
+        if (k == null || !k.ok() || k.lag() == null) {
+            return HealthResult.healthy();
+        }
+        Duration window = conf.get(LAG_WINDOW);
+        List<double[]> points = new ArrayList<>();
+        Instant from = o.observedAt().minus(window);
+        for (Sample s : o.history()) {
+            if (s.lag() != null && !s.at().isBefore(from)) {
+                points.add(new double[] {secondsBetween(from, s.at()), s.lag()});
+            }
+        }
+        points.add(new double[] {secondsBetween(from, o.observedAt()), k.lag()});
+        if (points.size() < conf.get(LAG_MIN_SAMPLES)) {
+            return HealthResult.healthy();
+        }
+        double span = points.get(points.size() - 1)[0] - points.get(0)[0];
+        if (span <= 0) {
+            return HealthResult.healthy();
+        }
+        double slope = slope(points);
+        double growth = slope * span;
+        long minGrowth = conf.get(LAG_MIN_GROWTH);
+        if (slope <= 0 || growth < minGrowth || k.lag() < minGrowth) {
+            return HealthResult.healthy();
+        }
+        return Finding.of(FindingCode.CONSUMER_LAG_GROWING, Severity.WARNING,
+                        "Consumer lag on " + k.topic() + " is " + k.lag() + " records and grew by about " + Math.round(growth) + " in "
+                                + human(Duration.ofSeconds((long) span)) + ": the job reads slower than the line produces, so windows close late. "
+                                + "Check backpressure and sink latency, or raise parallelism (up to the partition count).")
+                .with("lag", k.lag())
+                .with("growthInWindow", Math.round(growth))
+                .with("recordsPerSecond", round(slope))
+                .with("samples", points.size())
+                .build()
+                .asResult();
+    }
+
+    /** Source rate, topic rates and their ratio; empty when the figures are missing. */
+    public record Rates(double sourceRate, double produceRate, double catchUpRate, double ratio, Duration span) {}
+
+    /**
+     * The duplicate ratio: source records/s divided by the rate at which the topic is consumed,
+     * i.e. the produce rate plus the rate the lag shrinks at (so a catching-up job reads ~1).
+     */
+    public static Optional<Rates> rates(Observation o, Configuration conf) {
+        Job job = job(o);
+        KafkaObservation k = o.kafka();
+        if (job == null || job.source() == null || job.source().recordsOutPerSecond() == null
+                || k == null || !k.ok() || k.endOffsetSum() == null) {
+            return Optional.empty();
+        }
+        Duration minSpan = conf.get(DUPLICATE_MIN_SPAN);
+        Sample base = null;
+        for (Sample s : o.history()) {
+            if (s.endOffsetSum() != null && !Duration.between(s.at(), o.observedAt()).minus(minSpan).isNegative()) {
+                base = s; // the newest sample that is old enough
+            }
+        }
+        if (base == null) {
+            return Optional.empty();
+        }
+        double seconds = secondsBetween(base.at(), o.observedAt());
+        double produce = (k.endOffsetSum() - base.endOffsetSum()) / seconds;
+        double catchUp = 0;
+        if (k.lag() != null && base.lag() != null) {
+            catchUp = Math.max(0, (base.lag() - k.lag()) / seconds);
+        }
+        double consumed = produce + catchUp;
+        double source = job.source().recordsOutPerSecond();
+        double ratio = consumed > 0 ? source / consumed : 0;
+        return Optional.of(new Rates(source, produce, catchUp, ratio, Duration.between(base.at(), o.observedAt())));
+    }
+
+    /** DUPLICATE_CONSUMPTION: the source emits about twice what Kafka received, or partitions are read twice. */
+    public static HealthResult duplicateConsumption(Observation o, Configuration conf) {
+        Job job = job(o);
+        if (job == null || job.source() == null) {
+            return HealthResult.healthy();
+        }
+        FlinkObservation.Source src = job.source();
+        Integer partitions = o.kafka() != null && o.kafka().ok() ? o.kafka().partitions() : null;
+        if (src.assignedSplits() != null && src.distinctPartitions() != null
+                && (src.assignedSplits() > src.distinctPartitions()
+                        || (partitions != null && src.assignedSplits() > partitions))) {
+            return Finding.of(FindingCode.DUPLICATE_CONSUMPTION, Severity.CRITICAL,
+                            "The Kafka source readers hold " + src.assignedSplits() + " partition assignments for "
+                                    + (partitions != null ? partitions : src.distinctPartitions()) + " partitions: some partitions are read twice, so every record in them is counted twice. "
+                                    + "Roll the TaskManager pods (or set lineflow.io/remediate: \"true\") and compare the affected windows.")
+                    .with("assignedSplits", src.assignedSplits())
+                    .with("distinctPartitions", src.distinctPartitions())
+                    .with("topicPartitions", partitions)
+                    .with("sourceParallelism", src.parallelism())
+                    .build()
+                    .asResult();
+        }
+        Optional<Rates> rates = rates(o, conf);
+        if (rates.isEmpty() || rates.get().produceRate() < conf.get(DUPLICATE_MIN_RATE)) {
+            return HealthResult.healthy();
+        }
+        Rates r = rates.get();
+        if (r.ratio() < conf.get(DUPLICATE_RATIO)) {
+            return HealthResult.healthy();
+        }
+        return Finding.of(FindingCode.DUPLICATE_CONSUMPTION, Severity.CRITICAL,
+                        "The Kafka source emits " + round(r.sourceRate()) + " records/s while the topic is consumed at " + round(r.produceRate() + r.catchUpRate())
+                                + " records/s (ratio " + round(r.ratio()) + "): records are being read more than once, which doubles the counts even though the job looks healthy. "
+                                + "Roll the TaskManager pods (or set lineflow.io/remediate: \"true\") and compare the affected windows.")
+                .with("ratio", round(r.ratio()))
+                .with("sourceRecordsPerSecond", round(r.sourceRate()))
+                .with("topicProduceRate", round(r.produceRate()))
+                .with("lagShrinkRate", round(r.catchUpRate()))
+                .with("sampleSpanSeconds", r.span().toSeconds())
+                .build()
+                .asResult();
+    }
+
+    // --- helpers -------------------------------------------------------------------------------
+
+    private static Job job(Observation o) {
+        return o.flink() != null && o.flink().ok() ? o.flink().job() : null;
+    }
+
+    private static Optional<Sample> oldestWithin(Observation o, Duration window, java.util.function.Predicate<Sample> has) {
+        Instant from = o.observedAt().minus(window);
+        return o.history().stream().filter(s -> !s.at().isBefore(from) && has.test(s)).findFirst();
+    }
+
+    private static double secondsBetween(Instant a, Instant b) {
+        return Duration.between(a, b).toMillis() / 1000.0;
+    }
+
+    private static double slope(List<double[]> pts) {
+        double mx = 0, my = 0;
+        for (double[] p : pts) {
+            mx += p[0];
+            my += p[1];
+        }
+        mx /= pts.size();
+        my /= pts.size();
+        double num = 0, den = 0;
+        for (double[] p : pts) {
+            num += (p[0] - mx) * (p[1] - my);
+            den += (p[0] - mx) * (p[0] - mx);
+        }
+        return den == 0 ? 0 : num / den;
+    }
+
+    static double round(double v) {
+        return Math.round(v * 100.0) / 100.0;
+    }
+
+    /** "1h 5m", "40s". */
+    public static String human(Duration d) {
+        long s = d.toSeconds();
+        if (s < 120) {
+            return s + "s";
+        }
+        if (s < 7200) {
+            return (s / 60) + "m" + (s % 60 == 0 ? "" : " " + (s % 60) + "s");
+        }
+        return (s / 3600) + "h" + ((s % 3600) / 60 == 0 ? "" : " " + (s % 3600) / 60 + "m");
+    }
+}

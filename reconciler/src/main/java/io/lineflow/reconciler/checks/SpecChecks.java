@@ -1,0 +1,269 @@
+package io.lineflow.reconciler.checks;
+
+import static io.lineflow.reconciler.model.FindingCode.CHECKPOINTING_DISABLED;
+import static io.lineflow.reconciler.model.FindingCode.CHECKPOINTS_NOT_RETAINED;
+import static io.lineflow.reconciler.model.FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE;
+import static io.lineflow.reconciler.model.FindingCode.HA_DISABLED;
+import static io.lineflow.reconciler.model.FindingCode.RESTART_STRATEGY_NONE;
+import static io.lineflow.reconciler.model.FindingCode.SAVEPOINT_DIR_MISSING;
+import static io.lineflow.reconciler.model.FindingCode.UPGRADE_MODE_STATELESS;
+
+import io.lineflow.reconciler.model.Finding;
+import io.lineflow.reconciler.model.HealthResult;
+import io.lineflow.reconciler.model.Severity;
+import io.lineflow.reconciler.model.SpecObservation;
+import io.lineflow.reconciler.model.SpecObservation.Mount;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/** The spec checks: pure functions of a FlinkDeployment's spec, one per finding code. */
+public final class SpecChecks {
+
+    private static final Set<String> HEAP_STORAGE = Set.of("jobmanager");
+    private static final Set<String> NO_RESTART = Set.of("none", "off", "disable");
+    private static final Set<String> DURABLE_SCHEMES =
+            Set.of("s3", "s3a", "s3p", "s3n", "gs", "hdfs", "viewfs", "abfs", "abfss", "wasb", "wasbs", "oss", "cosn", "obs", "dbfs");
+
+    private SpecChecks() {}
+
+    /** All spec checks joined. */
+    public static HealthResult evaluate(SpecObservation spec) {
+        return checkpointingDisabled(spec)
+                .join(checkpointStorageNotDurable(spec))
+                .join(checkpointsNotRetained(spec))
+                .join(upgradeModeStateless(spec))
+                .join(haDisabled(spec))
+                .join(savepointDirMissing(spec))
+                .join(restartStrategyNone(spec));
+    }
+
+    /** CHECKPOINTING_DISABLED: no positive checkpoint interval. */
+    public static HealthResult checkpointingDisabled(SpecObservation spec) {
+        FlinkConf c = new FlinkConf(spec.flinkConfiguration());
+        Optional<String> raw = c.get(FlinkConf.CHECKPOINT_INTERVAL);
+        Optional<Duration> interval = c.duration(FlinkConf.CHECKPOINT_INTERVAL);
+        if (interval.isPresent() && !interval.get().isZero() && !interval.get().isNegative()) {
+            return HealthResult.healthy();
+        }
+        String why = raw.isEmpty()
+                ? "is not set, so Flink takes no checkpoints"
+                : "is '" + raw.get() + "', which is not a positive duration, so Flink takes no checkpoints";
+        return HealthResult.of(Finding.of(
+                        CHECKPOINTING_DISABLED,
+                        Severity.CRITICAL,
+                        "execution.checkpointing.interval " + why
+                                + ": after any restart the windows are rebuilt from wherever the source resumes, losing or doubling counts. "
+                                + "Set execution.checkpointing.interval (e.g. '60 s') in spec.flinkConfiguration.")
+                .with("key", FlinkConf.CHECKPOINT_INTERVAL[0])
+                .with("value", raw.orElse(null))
+                .build());
+    }
+
+    /** CHECKPOINT_STORAGE_NOT_DURABLE: checkpoints in JobManager heap, or on a path no durable volume backs. */
+    public static HealthResult checkpointStorageNotDurable(SpecObservation spec) {
+        FlinkConf c = new FlinkConf(spec.flinkConfiguration());
+        Optional<String> storage = c.lower(FlinkConf.CHECKPOINT_STORAGE);
+        Optional<String> backend = c.lower(FlinkConf.STATE_BACKEND);
+        Optional<String> dir = c.get(FlinkConf.CHECKPOINT_DIR);
+        String fix = " Set execution.checkpointing.storage: filesystem and execution.checkpointing.dir to s3://…, or to a path on a PersistentVolumeClaim mounted in JobManager and TaskManager pods.";
+        if (storage.filter(HEAP_STORAGE::contains).isPresent() || backend.filter(HEAP_STORAGE::contains).isPresent()) {
+            String key = storage.isPresent() ? c.keyOf(FlinkConf.CHECKPOINT_STORAGE) : c.keyOf(FlinkConf.STATE_BACKEND);
+            return notDurable("Checkpoints are kept in JobManager heap (" + key + ": jobmanager); they vanish with the JobManager pod." + fix)
+                    .with("key", key)
+                    .with("value", "jobmanager")
+                    .build()
+                    .asResult();
+        }
+        if (dir.isEmpty()) {
+            return notDurable("No checkpoint directory (execution.checkpointing.dir / state.checkpoints.dir) is set, so Flink keeps checkpoints in JobManager heap; they vanish with the JobManager pod." + fix)
+                    .with("key", FlinkConf.CHECKPOINT_DIR[0])
+                    .build()
+                    .asResult();
+        }
+        String path = dir.get();
+        String scheme = schemeOf(path);
+        if (scheme != null && DURABLE_SCHEMES.contains(scheme)) {
+            return HealthResult.healthy();
+        }
+        if (scheme != null && !scheme.equals("file")) {
+            // Unknown scheme: trust the user; Flink will fail loudly if no file system serves it.
+            return HealthResult.healthy();
+        }
+        String local = localPath(path);
+        String jm = coverage(local, spec.jobManagerMounts());
+        String tm = coverage(local, spec.taskManagerMounts());
+        if (jm == null && tm == null) {
+            return HealthResult.healthy();
+        }
+        String where = jm != null ? "JobManager: " + jm : "TaskManager: " + tm;
+        return notDurable("Checkpoint directory " + path + " is a local path that no durable volume backs (" + where
+                        + "); checkpoints are lost when the pod goes." + fix)
+                .with("key", c.keyOf(FlinkConf.CHECKPOINT_DIR))
+                .with("value", path)
+                .with("jobManagerMount", jm == null ? "durable" : jm)
+                .with("taskManagerMount", tm == null ? "durable" : tm)
+                .build()
+                .asResult();
+    }
+
+    /** CHECKPOINTS_NOT_RETAINED: the retention is not RETAIN_ON_CANCELLATION. */
+    public static HealthResult checkpointsNotRetained(SpecObservation spec) {
+        FlinkConf c = new FlinkConf(spec.flinkConfiguration());
+        String value = c.get(FlinkConf.RETENTION).orElse("NO_EXTERNALIZED_CHECKPOINTS (default)");
+        if (value.equalsIgnoreCase("RETAIN_ON_CANCELLATION")) {
+            return HealthResult.healthy();
+        }
+        return Finding.of(
+                        CHECKPOINTS_NOT_RETAINED,
+                        Severity.CRITICAL,
+                        "Checkpoints are not retained on cancellation (" + FlinkConf.RETENTION[0] + " is " + value
+                                + "): a cancel or a failed upgrade deletes the only state to restore from. "
+                                + "Set it to RETAIN_ON_CANCELLATION.")
+                .with("key", FlinkConf.RETENTION[0])
+                .with("value", value)
+                .build()
+                .asResult();
+    }
+
+    /** UPGRADE_MODE_STATELESS: an application whose upgrades throw its state away. */
+    public static HealthResult upgradeModeStateless(SpecObservation spec) {
+        if (!spec.hasJob()) {
+            return HealthResult.healthy();
+        }
+        String mode = spec.upgradeMode() == null ? "stateless (default)" : spec.upgradeMode();
+        if (!mode.startsWith("stateless")) {
+            return HealthResult.healthy();
+        }
+        return Finding.of(
+                        UPGRADE_MODE_STATELESS,
+                        Severity.CRITICAL,
+                        "spec.job.upgradeMode is " + mode + ": every spec change restarts the job with empty state, so open windows are lost. "
+                                + "Use last-state (needs HA) or savepoint.")
+                .with("field", "spec.job.upgradeMode")
+                .with("value", mode)
+                .build()
+                .asResult();
+    }
+
+    /** HA_DISABLED: no JobManager high availability (worse with 2+ JobManagers or last-state upgrades). */
+    public static HealthResult haDisabled(SpecObservation spec) {
+        FlinkConf c = new FlinkConf(spec.flinkConfiguration());
+        Optional<String> type = c.lower(FlinkConf.HA_TYPE);
+        boolean off = type.isEmpty() || type.get().equals("none");
+        int replicas = spec.jobManagerReplicas();
+        if (!off) {
+            if (c.get(FlinkConf.HA_STORAGE_DIR).isEmpty()) {
+                return Finding.of(
+                                HA_DISABLED,
+                                Severity.CRITICAL,
+                                "High availability is " + type.get() + " but high-availability.storageDir is not set; Flink will not start the JobManager. "
+                                        + "Set high-availability.storageDir to durable storage (s3://… or a PVC path).")
+                        .with("key", FlinkConf.HA_STORAGE_DIR[0])
+                        .with("haType", type.get())
+                        .build()
+                        .asResult();
+            }
+            return HealthResult.healthy();
+        }
+        String message = replicas > 1
+                ? "spec.jobManager.replicas is " + replicas + " but high availability is off: the standby JobManagers can never take over, and a JobManager failure loses the running job. "
+                : "High availability is off (" + FlinkConf.HA_TYPE[0] + " unset or NONE): a JobManager failure loses the job's checkpoint pointer, so recovery restarts from the last savepoint or from nothing. ";
+        return Finding.of(
+                        HA_DISABLED,
+                        Severity.CRITICAL,
+                        message + "Set high-availability.type: kubernetes and high-availability.storageDir.")
+                .with("key", FlinkConf.HA_TYPE[0])
+                .with("value", type.orElse(null))
+                .with("jobManagerReplicas", replicas)
+                .build()
+                .asResult();
+    }
+
+    /** SAVEPOINT_DIR_MISSING: no savepoint directory, so the operator cannot take upgrade savepoints. */
+    public static HealthResult savepointDirMissing(SpecObservation spec) {
+        FlinkConf c = new FlinkConf(spec.flinkConfiguration());
+        if (c.get(FlinkConf.SAVEPOINT_DIR).isPresent()) {
+            return HealthResult.healthy();
+        }
+        boolean needed = "savepoint".equals(spec.upgradeMode());
+        return Finding.of(
+                        SAVEPOINT_DIR_MISSING,
+                        needed ? Severity.CRITICAL : Severity.WARNING,
+                        "No savepoint directory (" + FlinkConf.SAVEPOINT_DIR[0] + " / state.savepoints.dir) is set: "
+                                + (needed ? "upgradeMode savepoint cannot take its upgrade savepoint. " : "manual and upgrade savepoints cannot be taken. ")
+                                + "Set it to durable storage next to the checkpoint directory.")
+                .with("key", FlinkConf.SAVEPOINT_DIR[0])
+                .with("upgradeMode", spec.upgradeMode())
+                .build()
+                .asResult();
+    }
+
+    /** RESTART_STRATEGY_NONE: the job fails for good on the first error. */
+    public static HealthResult restartStrategyNone(SpecObservation spec) {
+        FlinkConf c = new FlinkConf(spec.flinkConfiguration());
+        Optional<String> type = c.lower(FlinkConf.RESTART_STRATEGY);
+        if (type.isEmpty() || !NO_RESTART.contains(type.get())) {
+            return HealthResult.healthy();
+        }
+        return Finding.of(
+                        RESTART_STRATEGY_NONE,
+                        Severity.CRITICAL,
+                        c.keyOf(FlinkConf.RESTART_STRATEGY) + " is " + type.get()
+                                + ": the first TaskManager loss or bad record fails the job for good. Use exponential-delay (Flink's default with checkpointing) or fixed-delay.")
+                .with("key", c.keyOf(FlinkConf.RESTART_STRATEGY))
+                .with("value", type.get())
+                .build()
+                .asResult();
+    }
+
+    private static Finding.Builder notDurable(String message) {
+        return Finding.of(CHECKPOINT_STORAGE_NOT_DURABLE, Severity.CRITICAL, message);
+    }
+
+    /** The URI scheme, lower-case, or null for a plain path. */
+    static String schemeOf(String path) {
+        int colon = path.indexOf(':');
+        if (colon <= 0 || path.startsWith("/")) {
+            return null;
+        }
+        String scheme = path.substring(0, colon).toLowerCase(java.util.Locale.ROOT);
+        return scheme.matches("[a-z][a-z0-9+.-]*") ? scheme : null;
+    }
+
+    static String localPath(String path) {
+        if (path.regionMatches(true, 0, "file:", 0, 5)) {
+            try {
+                String p = URI.create(path).getPath();
+                if (p != null) {
+                    return p;
+                }
+            } catch (IllegalArgumentException ignored) {
+                // fall through to the crude strip below
+            }
+            return path.substring(5).replaceFirst("^//", "");
+        }
+        return path;
+    }
+
+    /** Null when a durable mount covers {@code path}; otherwise what covers it. */
+    static String coverage(String path, List<Mount> mounts) {
+        Mount best = null;
+        for (Mount m : mounts) {
+            String mp = m.mountPath().endsWith("/") ? m.mountPath() : m.mountPath() + "/";
+            if ((path + "/").startsWith(mp) && (best == null || m.mountPath().length() > best.mountPath().length())) {
+                best = m;
+            }
+        }
+        if (best == null) {
+            return "not on any volume (container filesystem)";
+        }
+        if (!best.durable()) {
+            return "on volume '" + best.volumeName() + "' of type " + best.volumeType() + ", which dies with the pod";
+        }
+        return null;
+    }
+}

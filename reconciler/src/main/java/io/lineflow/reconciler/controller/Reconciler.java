@@ -1,0 +1,123 @@
+package io.lineflow.reconciler.controller;
+
+import static io.lineflow.reconciler.ReconcilerOptions.PARALLELISM;
+
+import io.lineflow.reconciler.act.EventPublisher;
+import io.lineflow.reconciler.act.Metrics;
+import io.lineflow.reconciler.act.Remediator;
+import io.lineflow.reconciler.act.SummaryPublisher;
+import io.lineflow.reconciler.checks.HealthEvaluator;
+import io.lineflow.reconciler.model.HealthResult;
+import io.lineflow.reconciler.model.Observation;
+import io.lineflow.reconciler.model.Sample;
+import io.lineflow.reconciler.observe.DeploymentObserver;
+import io.lineflow.reconciler.observe.HistoryStore;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+
+/** One pass over a set of FlinkDeployments: observe (in parallel), evaluate (pure), act. */
+public final class Reconciler implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
+
+    private final DeploymentObserver observer;
+    private final HealthEvaluator evaluator;
+    private final EventPublisher events;
+    private final SummaryPublisher summary;
+    private final Remediator remediator;
+    private final Metrics metrics;
+    private final HistoryStore history;
+    private final Clock clock;
+    private final ExecutorService pool;
+
+    public Reconciler(
+            Configuration conf,
+            DeploymentObserver observer,
+            EventPublisher events,
+            SummaryPublisher summary,
+            Remediator remediator,
+            Metrics metrics,
+            HistoryStore history,
+            Clock clock) {
+        this.observer = observer;
+        this.evaluator = new HealthEvaluator(conf, clock);
+        this.events = events;
+        this.summary = summary;
+        this.remediator = remediator;
+        this.metrics = metrics;
+        this.history = history;
+        this.clock = clock;
+        int n = conf.get(PARALLELISM);
+        this.pool = Executors.newFixedThreadPool(Math.max(1, n), r -> {
+            Thread t = new Thread(r, "lineflow-observe");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Reconciles every deployment given; returns each one's result by {@code namespace/name}. */
+    public Map<String, HealthResult> pass(Collection<FlinkDeployment> deployments) {
+        long start = System.nanoTime();
+        List<FlinkDeployment> list = new ArrayList<>(deployments);
+        List<Future<Observation>> observed = new ArrayList<>();
+        for (FlinkDeployment fd : list) {
+            observed.add(pool.submit(() -> observer.observe(fd)));
+        }
+        Map<String, HealthResult> results = new LinkedHashMap<>();
+        for (int i = 0; i < list.size(); i++) {
+            FlinkDeployment fd = list.get(i);
+            String key = fd.getMetadata().getNamespace() + "/" + fd.getMetadata().getName();
+            try {
+                Observation o = observed.get(i).get();
+                results.put(key, evaluateAndAct(fd, o));
+            } catch (ExecutionException e) {
+                LOG.error("Observing {} failed", key, e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        Set<String> keys = list.stream()
+                .map(fd -> fd.getMetadata().getNamespace() + "/" + fd.getMetadata().getName())
+                .collect(Collectors.toSet());
+        history.retainOnly(keys);
+        events.retainOnly(keys);
+        summary.retainOnly(keys);
+        metrics.retainOnly(keys);
+        metrics.passDone((System.nanoTime() - start) / 1e9, list.size());
+        return results;
+    }
+
+    private HealthResult evaluateAndAct(FlinkDeployment fd, Observation raw) {
+        String key = raw.spec().key();
+        Observation o = raw.withHistory(history.get(key));
+        HealthResult result = evaluator.evaluate(o);
+        history.add(key, Sample.of(o));
+        events.publish(fd, result);
+        summary.publish(fd, result);
+        metrics.record(o, result);
+        remediator.maybeRemediate(fd, result).ifPresent(pods -> metrics.remediated());
+        return result;
+    }
+
+    @Override
+    public void close() {
+        pool.shutdownNow();
+    }
+}

@@ -1,0 +1,41 @@
+package io.lineflow.reconciler.model;
+
+/** Every code the reconciler can report; the names are part of its public interface. */
+public enum FindingCode {
+    // Spec checks: evaluated from the FlinkDeployment alone, also offline by `lint`.
+    CHECKPOINTING_DISABLED(Kind.SPEC),
+    CHECKPOINT_STORAGE_NOT_DURABLE(Kind.SPEC),
+    CHECKPOINTS_NOT_RETAINED(Kind.SPEC),
+    UPGRADE_MODE_STATELESS(Kind.SPEC),
+    HA_DISABLED(Kind.SPEC),
+    SAVEPOINT_DIR_MISSING(Kind.SPEC),
+    RESTART_STRATEGY_NONE(Kind.SPEC),
+    // Runtime checks: need Kubernetes status, the Flink REST API and Kafka.
+    JOB_NOT_RUNNING(Kind.RUNTIME),
+    RESTART_LOOP(Kind.RUNTIME),
+    CHECKPOINT_STALE(Kind.RUNTIME),
+    CHECKPOINT_FAILURES(Kind.RUNTIME),
+    CHECKPOINT_NOT_EXTERNAL(Kind.RUNTIME),
+    KAFKA_RETENTION_TOO_SHORT(Kind.RUNTIME),
+    CONSUMER_LAG_GROWING(Kind.RUNTIME),
+    DUPLICATE_CONSUMPTION(Kind.RUNTIME),
+    /** An observer (Flink REST, Kafka) could not be read, so some runtime checks were skipped. */
+    OBSERVATION_FAILED(Kind.RUNTIME);
+
+    /** Whether a code comes from the spec alone or from runtime observation. */
+    public enum Kind {
+        SPEC,
+        RUNTIME
+    }
+
+    private final Kind kind;
+
+    FindingCode(Kind kind) {
+        this.kind = kind;
+    }
+
+    /** Spec or runtime. */
+    public Kind kind() {
+        return kind;
+    }
+}

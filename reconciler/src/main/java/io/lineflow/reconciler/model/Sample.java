@@ -1,0 +1,29 @@
+package io.lineflow.reconciler.model;
+
+import java.time.Instant;
+
+/**
+ * The few figures of an earlier observation that rate and trend checks compare against.
+ * Any figure may be {@code null} when it was not observed.
+ */
+public record Sample(
+        Instant at,
+        Long numRestarts,
+        Long checkpointsFailed,
+        Long endOffsetSum,
+        Long committedOffsetSum,
+        Long lag) {
+
+    /** The sample to keep from an observation. */
+    public static Sample of(Observation o) {
+        FlinkObservation.Job job = o.flink() == null ? null : o.flink().job();
+        KafkaObservation k = o.kafka() != null && o.kafka().ok() ? o.kafka() : null;
+        return new Sample(
+                o.observedAt(),
+                job == null ? null : job.numRestarts(),
+                job == null || job.checkpoints() == null ? null : job.checkpoints().failed(),
+                k == null ? null : k.endOffsetSum(),
+                k == null ? null : k.committedOffsetSum(),
+                k == null ? null : k.lag());
+    }
+}

@@ -1,0 +1,109 @@
+package io.lineflow.reconciler.observe;
+
+import io.lineflow.reconciler.model.KafkaObservation;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** {@link KafkaObserver} over Kafka's Admin client, one client per bootstrap address. */
+public final class AdminKafkaObserver implements KafkaObserver {
+
+    private final Duration timeout;
+    private final Clock clock;
+    private final Map<String, Admin> admins = new ConcurrentHashMap<>();
+
+    public AdminKafkaObserver(Duration timeout, Clock clock) {
+        this.timeout = timeout;
+        this.clock = clock;
+    }
+
+    @Override
+    public KafkaObservation observe(String bootstrap, String topic, String groupId) {
+        try {
+            Admin admin = admins.computeIfAbsent(bootstrap, this::create);
+            long ms = timeout.toMillis();
+            TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(ms, TimeUnit.MILLISECONDS).get(topic);
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            d.partitions().forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
+                    admin.listOffsets(latest).all().get(ms, TimeUnit.MILLISECONDS);
+            long endSum = ends.values().stream().mapToLong(ListOffsetsResult.ListOffsetsResultInfo::offset).sum();
+
+            ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+            Config cfg = admin.describeConfigs(List.of(res)).all().get(ms, TimeUnit.MILLISECONDS).get(res);
+            ConfigEntry retentionEntry = cfg == null ? null : cfg.get("retention.ms");
+            Duration retention = null;
+            if (retentionEntry != null && retentionEntry.value() != null) {
+                long r = Long.parseLong(retentionEntry.value());
+                retention = r < 0 ? null : Duration.ofMillis(r);
+            }
+
+            Long committedSum = null;
+            Long lag = null;
+            if (groupId != null && !groupId.isBlank()) {
+                Map<TopicPartition, OffsetAndMetadata> committed =
+                        admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get(ms, TimeUnit.MILLISECONDS);
+                long c = 0;
+                long l = 0;
+                boolean any = false;
+                for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> e : ends.entrySet()) {
+                    OffsetAndMetadata om = committed.get(e.getKey());
+                    if (om != null) {
+                        any = true;
+                        c += om.offset();
+                        l += Math.max(0, e.getValue().offset() - om.offset());
+                    }
+                }
+                if (any) {
+                    committedSum = c;
+                    lag = l;
+                }
+            }
+            return new KafkaObservation(bootstrap, topic, groupId, clock.instant(), null, d.partitions().size(), endSum, committedSum, lag, retention);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            return KafkaObservation.failed(bootstrap, topic, groupId, clock.instant(), cause.getClass().getSimpleName() + ": " + cause.getMessage());
+        } catch (TimeoutException e) {
+            return KafkaObservation.failed(bootstrap, topic, groupId, clock.instant(), "timed out after " + timeout.toMillis() + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return KafkaObservation.failed(bootstrap, topic, groupId, clock.instant(), "interrupted");
+        } catch (RuntimeException e) {
+            return KafkaObservation.failed(bootstrap, topic, groupId, clock.instant(), e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+    }
+
+    private Admin create(String bootstrap) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        p.put(AdminClientConfig.CLIENT_ID_CONFIG, "lineflow-reconciler");
+        return Admin.create(p);
+    }
+
+    @Override
+    public void close() {
+        admins.values().forEach(a -> a.close(Duration.ofSeconds(2)));
+        admins.clear();
+    }
+}

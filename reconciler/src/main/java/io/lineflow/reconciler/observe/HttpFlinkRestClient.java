@@ -1,0 +1,205 @@
+package io.lineflow.reconciler.observe;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lineflow.reconciler.model.FlinkObservation;
+import io.lineflow.reconciler.model.FlinkObservation.Checkpoints;
+import io.lineflow.reconciler.model.FlinkObservation.Job;
+import io.lineflow.reconciler.model.FlinkObservation.Source;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** {@link FlinkRestClient} over the JDK HTTP client, with a timeout on every call. */
+public final class HttpFlinkRestClient implements FlinkRestClient {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Checkpointing off shows as an interval of Long.MAX_VALUE (or a 404) in Flink's REST API. */
+    private static final long DISABLED_INTERVAL = Long.MAX_VALUE / 2;
+
+    private final HttpClient http;
+    private final Duration timeout;
+
+    public HttpFlinkRestClient(Duration timeout) {
+        this.timeout = timeout;
+        this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    @Override
+    public FlinkObservation observe(String restUrl, String sourceOperator, String topic) {
+        String base = restUrl.endsWith("/") ? restUrl.substring(0, restUrl.length() - 1) : restUrl;
+        try {
+            JsonNode overview = get(base + "/jobs/overview");
+            JsonNode chosen = null;
+            for (JsonNode j : overview.path("jobs")) {
+                if (chosen == null
+                        || ("RUNNING".equals(j.path("state").asText()) && !"RUNNING".equals(chosen.path("state").asText()))
+                        || (j.path("state").asText().equals(chosen.path("state").asText())
+                                && j.path("start-time").asLong() > chosen.path("start-time").asLong())) {
+                    chosen = j;
+                }
+            }
+            if (chosen == null) {
+                return new FlinkObservation(restUrl, null, null);
+            }
+            String jid = chosen.path("jid").asText();
+            String jobBase = base + "/jobs/" + jid;
+            JsonNode details = get(jobBase);
+            Long restarts = metric(get(jobBase + "/metrics?get=numRestarts"), "numRestarts", "value");
+            Checkpoints checkpoints = checkpoints(jobBase);
+            Source source = source(jobBase, details, sourceOperator, topic);
+            long start = chosen.path("start-time").asLong(-1);
+            return new FlinkObservation(restUrl, null, new Job(
+                    jid,
+                    chosen.path("name").asText(null),
+                    chosen.path("state").asText(null),
+                    start > 0 ? Instant.ofEpochMilli(start) : null,
+                    restarts,
+                    checkpoints,
+                    source));
+        } catch (IOException | RuntimeException e) {
+            return FlinkObservation.failed(restUrl, e.getClass().getSimpleName() + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return FlinkObservation.failed(restUrl, "interrupted");
+        }
+    }
+
+    private Checkpoints checkpoints(String jobBase) throws IOException, InterruptedException {
+        Response cfgResp = fetch(jobBase + "/checkpoints/config");
+        if (cfgResp.status == 404) {
+            return Checkpoints.disabled();
+        }
+        JsonNode cfg = cfgResp.json();
+        long intervalMs = cfg.path("interval").asLong(-1);
+        if (intervalMs <= 0 || intervalMs >= DISABLED_INTERVAL) {
+            return Checkpoints.disabled();
+        }
+        Response statsResp = fetch(jobBase + "/checkpoints");
+        JsonNode stats = statsResp.status == 404 ? JSON.createObjectNode() : statsResp.json();
+        JsonNode counts = stats.path("counts");
+        JsonNode completed = stats.path("latest").path("completed");
+        JsonNode failed = stats.path("latest").path("failed");
+        boolean hasCompleted = completed.isObject() && completed.has("id");
+        boolean hasFailed = failed.isObject() && failed.has("id");
+        long completedAt = hasCompleted ? completed.path("latest_ack_timestamp").asLong(completed.path("trigger_timestamp").asLong()) : 0;
+        return new Checkpoints(
+                true,
+                Duration.ofMillis(intervalMs),
+                cfg.has("timeout") ? Duration.ofMillis(cfg.path("timeout").asLong()) : null,
+                cfg.has("tolerable_failed_checkpoints") ? cfg.path("tolerable_failed_checkpoints").asInt() : null,
+                cfg.path("externalization").has("enabled") ? cfg.path("externalization").path("enabled").asBoolean() : null,
+                counts.path("completed").asLong(0),
+                counts.path("failed").asLong(0),
+                counts.path("in_progress").asLong(0),
+                hasCompleted ? completed.path("id").asLong() : null,
+                hasCompleted && completedAt > 0 ? Instant.ofEpochMilli(completedAt) : null,
+                hasCompleted && !completed.path("external_path").isNull() ? completed.path("external_path").asText(null) : null,
+                hasFailed && failed.path("failure_timestamp").asLong(0) > 0 ? Instant.ofEpochMilli(failed.path("failure_timestamp").asLong()) : null,
+                hasFailed ? failed.path("failure_message").asText(null) : null);
+    }
+
+    private Source source(String jobBase, JsonNode details, String sourceOperator, String topic)
+            throws IOException, InterruptedException {
+        JsonNode vertex = null;
+        for (JsonNode v : details.path("vertices")) {
+            String name = v.path("name").asText("");
+            if (name.contains(sourceOperator)) {
+                vertex = v;
+                break;
+            }
+            if (vertex == null && name.startsWith("Source")) {
+                vertex = v;
+            }
+        }
+        if (vertex == null) {
+            return null;
+        }
+        String vid = vertex.path("id").asText();
+        String vbase = jobBase + "/vertices/" + vid;
+        // Prefer the source operator's own output rate; fall back to the task's.
+        String sanitized = sanitize(sourceOperator);
+        String rateMetric = "numRecordsOutPerSecond";
+        for (JsonNode m : get(vbase + "/subtasks/metrics")) {
+            String id = m.path("id").asText();
+            if (id.endsWith(".numRecordsOutPerSecond") && id.contains(sanitized) && !id.contains("KafkaSourceReader")) {
+                rateMetric = id;
+                break;
+            }
+        }
+        Double rate = null;
+        JsonNode agg = get(vbase + "/subtasks/metrics?get=" + URLEncoder.encode(rateMetric, StandardCharsets.UTF_8) + "&agg=sum");
+        for (JsonNode m : agg) {
+            if (m.has("sum")) {
+                rate = m.path("sum").asDouble();
+            }
+        }
+        // Per-subtask listing: "<subtask>.<operator>.KafkaSourceReader.topic.<t>.partition.<p>.currentOffset".
+        Pattern p = Pattern.compile("^(\\d+)\\..*KafkaSourceReader\\.topic\\.(.+)\\.partition\\.(\\d+)\\.currentOffset$");
+        Set<String> assignments = new HashSet<>();
+        Set<String> partitions = new HashSet<>();
+        for (JsonNode m : get(vbase + "/metrics")) {
+            Matcher mm = p.matcher(m.path("id").asText());
+            if (mm.matches() && (topic == null || mm.group(2).equals(topic))) {
+                assignments.add(mm.group(1) + "/" + mm.group(3));
+                partitions.add(mm.group(3));
+            }
+        }
+        return new Source(
+                vid,
+                vertex.path("name").asText(),
+                vertex.path("parallelism").asInt(0),
+                rate,
+                assignments.isEmpty() ? null : assignments.size(),
+                partitions.isEmpty() ? null : partitions.size());
+    }
+
+    /** Flink's metric-name filter: spaces, dots and colons in operator names become underscores. */
+    static String sanitize(String operatorName) {
+        return operatorName.replaceAll("[ .:]", "_");
+    }
+
+    private static Long metric(JsonNode list, String id, String field) {
+        for (JsonNode m : list) {
+            if (id.equals(m.path("id").asText()) && m.has(field)) {
+                try {
+                    return (long) Double.parseDouble(m.path(field).asText());
+                } catch (NumberFormatException e) {
+                    return null;
+                }
+            }
+        }
+        return null;
+    }
+
+    private JsonNode get(String url) throws IOException, InterruptedException {
+        Response r = fetch(url);
+        if (r.status != 200) {
+            throw new IOException("HTTP " + r.status + " from " + url);
+        }
+        return r.json();
+    }
+
+    private Response fetch(String url) throws IOException, InterruptedException {
+        HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(timeout).GET().build();
+        HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+        return new Response(resp.statusCode(), resp.body());
+    }
+
+    private record Response(int status, String body) {
+        JsonNode json() throws IOException {
+            return JSON.readTree(body);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.lineflow.reconciler.observe;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.lineflow.reconciler.model.KubernetesStatus;
+import io.lineflow.reconciler.model.SpecObservation;
+import io.lineflow.reconciler.model.SpecObservation.Mount;
+
+import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
+import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
+import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Flattens a FlinkDeployment into the spec and status figures the checks read. */
+public final class SpecReader {
+
+    /** The operator's name for the Flink container in pod templates. */
+    public static final String MAIN_CONTAINER = "flink-main-container";
+
+    private SpecReader() {}
+
+    public static SpecObservation spec(FlinkDeployment fd) {
+        FlinkDeploymentSpec s = fd.getSpec() == null ? new FlinkDeploymentSpec() : fd.getSpec();
+        boolean hasJob = s.getJob() != null;
+        String upgrade = hasJob && s.getJob().getUpgradeMode() != null ? lower(s.getJob().getUpgradeMode().name()) : null;
+        String state = hasJob && s.getJob().getState() != null ? lower(s.getJob().getState().name()) : null;
+        int replicas = s.getJobManager() == null || s.getJobManager().getReplicas() <= 0 ? 1 : s.getJobManager().getReplicas();
+        PodTemplateSpec common = s.getPodTemplate();
+        PodTemplateSpec jm = s.getJobManager() == null ? null : s.getJobManager().getPodTemplate();
+        PodTemplateSpec tm = s.getTaskManager() == null ? null : s.getTaskManager().getPodTemplate();
+        return new SpecObservation(
+                fd.getMetadata().getNamespace(),
+                fd.getMetadata().getName(),
+                fd.getMetadata().getAnnotations(),
+                s.getFlinkConfiguration(),
+                hasJob,
+                upgrade == null ? null : upgrade.replace('_', '-'),
+                state,
+                replicas,
+                mounts(common, jm),
+                mounts(common, tm));
+    }
+
+    public static KubernetesStatus status(FlinkDeployment fd) {
+        FlinkDeploymentStatus st = fd.getStatus();
+        if (st == null) {
+            return KubernetesStatus.unknown();
+        }
+        return new KubernetesStatus(
+                st.getJobStatus() == null || st.getJobStatus().getState() == null ? null : st.getJobStatus().getState().name(),
+                st.getJobManagerDeploymentStatus() == null ? null : st.getJobManagerDeploymentStatus().name(),
+                st.getLifecycleState() == null ? null : st.getLifecycleState().name(),
+                st.getError());
+    }
+
+    /** Mounts of the main container, the component template overriding the common one per path. */
+    static List<Mount> mounts(PodTemplateSpec common, PodTemplateSpec component) {
+        Map<String, Volume> volumes = new LinkedHashMap<>();
+        Map<String, VolumeMount> byPath = new LinkedHashMap<>();
+        for (PodTemplateSpec t : new PodTemplateSpec[] {common, component}) {
+            PodSpec ps = t == null ? null : t.getSpec();
+            if (ps == null) {
+                continue;
+            }
+            if (ps.getVolumes() != null) {
+                ps.getVolumes().forEach(v -> volumes.put(v.getName(), v));
+            }
+            if (ps.getContainers() != null) {
+                for (Container c : ps.getContainers()) {
+                    if (MAIN_CONTAINER.equals(c.getName()) && c.getVolumeMounts() != null) {
+                        c.getVolumeMounts().forEach(m -> byPath.put(m.getMountPath(), m));
+                    }
+                }
+            }
+        }
+        List<Mount> out = new ArrayList<>();
+        for (VolumeMount m : byPath.values()) {
+            Volume v = volumes.get(m.getName());
+            String type = typeOf(v);
+            out.add(new Mount(m.getMountPath(), m.getName(), type, isDurable(type) && !Boolean.TRUE.equals(m.getReadOnly())));
+        }
+        return out;
+    }
+
+    static String typeOf(Volume v) {
+        if (v == null) {
+            return "undeclared";
+        }
+        if (v.getPersistentVolumeClaim() != null) return "persistentVolumeClaim";
+        if (v.getNfs() != null) return "nfs";
+        if (v.getCsi() != null) return "csi";
+        if (v.getCephfs() != null) return "cephfs";
+        if (v.getAzureFile() != null) return "azureFile";
+        if (v.getGlusterfs() != null) return "glusterfs";
+        if (v.getEmptyDir() != null) return "emptyDir";
+        if (v.getHostPath() != null) return "hostPath";
+        if (v.getEphemeral() != null) return "ephemeral";
+        if (v.getConfigMap() != null) return "configMap";
+        if (v.getSecret() != null) return "secret";
+        return "other";
+    }
+
+    /** Volumes that outlive a pod and can be shared by JobManager and TaskManagers. */
+    static boolean isDurable(String type) {
+        return switch (type) {
+            case "persistentVolumeClaim", "nfs", "csi", "cephfs", "azureFile", "glusterfs" -> true;
+            default -> false;
+        };
+    }
+
+    private static String lower(String s) {
+        return s.toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,164 @@
+package io.lineflow.reconciler;
+
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
+import io.lineflow.reconciler.model.FlinkObservation;
+import io.lineflow.reconciler.model.FlinkObservation.Checkpoints;
+import io.lineflow.reconciler.model.FlinkObservation.Job;
+import io.lineflow.reconciler.model.FlinkObservation.Source;
+import io.lineflow.reconciler.model.KafkaObservation;
+import io.lineflow.reconciler.model.KubernetesStatus;
+import io.lineflow.reconciler.model.Observation;
+import io.lineflow.reconciler.model.Sample;
+import io.lineflow.reconciler.model.SpecObservation;
+import io.lineflow.reconciler.observe.SpecReader;
+
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
+import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
+import org.apache.flink.kubernetes.operator.api.spec.FlinkVersion;
+import org.apache.flink.kubernetes.operator.api.spec.JobManagerSpec;
+import org.apache.flink.kubernetes.operator.api.spec.JobSpec;
+import org.apache.flink.kubernetes.operator.api.spec.TaskManagerSpec;
+import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
+import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
+import org.apache.flink.kubernetes.operator.api.status.JobManagerDeploymentStatus;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Builders for deployments and observations shaped like lineflow's, healthy unless changed. */
+public final class TestUtils {
+
+    public static final Instant NOW = Instant.parse("2026-11-01T10:30:00Z");
+    public static final Clock CLOCK = Clock.fixed(NOW, ZoneOffset.UTC);
+
+    private TestUtils() {}
+
+    /** The job's real settings: 60 s checkpoints, RETAIN_ON_CANCELLATION, s3 storage, Kubernetes HA. */
+    public static Map<String, String> goodConf() {
+        Map<String, String> c = new HashMap<>();
+        c.put("execution.checkpointing.interval", "60 s");
+        c.put("execution.checkpointing.mode", "EXACTLY_ONCE");
+        c.put("execution.checkpointing.timeout", "2 min");
+        c.put("execution.checkpointing.min-pause", "10 s");
+        c.put("execution.checkpointing.tolerable-failed-checkpoints", "3");
+        c.put("execution.checkpointing.max-concurrent-checkpoints", "1");
+        c.put("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
+        c.put("state.checkpoints.dir", "s3://lineflow/checkpoints");
+        c.put("state.savepoints.dir", "s3://lineflow/savepoints");
+        c.put("state.backend.type", "rocksdb");
+        c.put("high-availability.type", "kubernetes");
+        c.put("high-availability.storageDir", "s3://lineflow/ha");
+        c.put("restart-strategy.type", "exponential-delay");
+        return c;
+    }
+
+    public static SpecObservation spec(Map<String, String> conf) {
+        return new SpecObservation("flink", "lineflow", Map.of(), conf, true, "last-state", "running", 1, List.of(), List.of());
+    }
+
+    public static SpecObservation goodSpec() {
+        return spec(goodConf());
+    }
+
+    public static Configuration options() {
+        return ReconcilerOptions.fromMap(Map.of());
+    }
+
+    public static Checkpoints checkpoints(Instant latestCompletedAt, long completed, long failed) {
+        return new Checkpoints(true, Duration.ofSeconds(60), Duration.ofMinutes(2), 3, true, completed, failed, 0,
+                latestCompletedAt == null ? null : completed, latestCompletedAt,
+                latestCompletedAt == null ? null : "s3://lineflow/checkpoints/abc/chk-" + completed, null, null);
+    }
+
+    public static Job job(String state, long restarts, Checkpoints cp, Source source) {
+        return new Job("abc", "lineflow", state, NOW.minus(Duration.ofHours(2)), restarts, cp, source);
+    }
+
+    public static Source source(double rate) {
+        return new Source("v1", "Source: kafka-source -> parse", 4, rate, 4, 4);
+    }
+
+    public static FlinkObservation flink(Job job) {
+        return new FlinkObservation("http://lineflow-rest.flink.svc:8081", null, job);
+    }
+
+    public static FlinkObservation healthyFlink() {
+        return flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(30), 120, 0), source(100)));
+    }
+
+    public static KafkaObservation kafka(long endOffsetSum, Long lag, Duration retention) {
+        return new KafkaObservation("kafka:9092", "device-events", "lineflow", NOW, null, 4, endOffsetSum,
+                lag == null ? null : endOffsetSum - lag, lag, retention);
+    }
+
+    public static KafkaObservation healthyKafka() {
+        return kafka(1_000_000, 500L, Duration.ofDays(7));
+    }
+
+    public static KubernetesStatus runningStatus() {
+        return new KubernetesStatus("RUNNING", "READY", "STABLE", null);
+    }
+
+    public static Observation observation(FlinkObservation flink, KafkaObservation kafka, List<Sample> history) {
+        return new Observation(NOW, goodSpec(), runningStatus(), flink, kafka, history);
+    }
+
+    public static Sample sample(Duration ago, Long restarts, Long failed, Long endOffsetSum, Long lag) {
+        return new Sample(NOW.minus(ago), restarts, failed, endOffsetSum, endOffsetSum == null || lag == null ? null : endOffsetSum - lag, lag);
+    }
+
+    // --- Kubernetes objects ------------------------------------------------------------------
+
+    /** A FlinkDeployment like lineflow's, in {@code namespace}, healthy spec and RUNNING status. */
+    public static FlinkDeployment flinkDeployment(String namespace, String name) {
+        FlinkDeployment fd = new FlinkDeployment();
+        fd.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(namespace).build());
+        FlinkDeploymentSpec spec = new FlinkDeploymentSpec();
+        spec.setFlinkVersion(FlinkVersion.v1_20);
+        spec.setImage("lineflow/job:test");
+        spec.setServiceAccount("flink");
+        spec.setFlinkConfiguration(new HashMap<>(goodConf()));
+        JobManagerSpec jm = new JobManagerSpec();
+        jm.setReplicas(1);
+        spec.setJobManager(jm);
+        spec.setTaskManager(new TaskManagerSpec());
+        JobSpec job = new JobSpec();
+        job.setJarURI("local:///opt/flink/usrlib/lineflow-job.jar");
+        job.setParallelism(4);
+        job.setUpgradeMode(UpgradeMode.LAST_STATE);
+        spec.setJob(job);
+        fd.setSpec(spec);
+        FlinkDeploymentStatus status = new FlinkDeploymentStatus();
+        status.setJobManagerDeploymentStatus(JobManagerDeploymentStatus.READY);
+        org.apache.flink.kubernetes.operator.api.status.JobStatus js = new org.apache.flink.kubernetes.operator.api.status.JobStatus();
+        js.setState(JobStatus.RUNNING);
+        js.setJobId("abc");
+        status.setJobStatus(js);
+        fd.setStatus(status);
+        return fd;
+    }
+
+    public static PodTemplateSpec podTemplate(String yamlishVolumeType, String mountPath) {
+        PodTemplateSpecBuilder b = new PodTemplateSpecBuilder();
+        var spec = b.withNewSpec()
+                .addNewContainer().withName(SpecReader.MAIN_CONTAINER)
+                .addNewVolumeMount().withName("state").withMountPath(mountPath).endVolumeMount()
+                .endContainer();
+        var vol = spec.addNewVolume().withName("state");
+        if (yamlishVolumeType.equals("pvc")) {
+            vol.withNewPersistentVolumeClaim().withClaimName("lineflow-state").endPersistentVolumeClaim();
+        } else {
+            vol.withNewEmptyDir().endEmptyDir();
+        }
+        return vol.endVolume().endSpec().build();
+    }
+}

@@ -1,0 +1,232 @@
+package io.lineflow.reconciler.checks;
+
+import static io.lineflow.reconciler.TestUtils.CLOCK;
+import static io.lineflow.reconciler.TestUtils.NOW;
+import static io.lineflow.reconciler.TestUtils.checkpoints;
+import static io.lineflow.reconciler.TestUtils.flink;
+import static io.lineflow.reconciler.TestUtils.healthyFlink;
+import static io.lineflow.reconciler.TestUtils.healthyKafka;
+import static io.lineflow.reconciler.TestUtils.job;
+import static io.lineflow.reconciler.TestUtils.kafka;
+import static io.lineflow.reconciler.TestUtils.observation;
+import static io.lineflow.reconciler.TestUtils.options;
+import static io.lineflow.reconciler.TestUtils.sample;
+import static io.lineflow.reconciler.TestUtils.source;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lineflow.reconciler.TestUtils;
+import io.lineflow.reconciler.model.FindingCode;
+import io.lineflow.reconciler.model.FlinkObservation;
+import io.lineflow.reconciler.model.FlinkObservation.Checkpoints;
+import io.lineflow.reconciler.model.HealthResult;
+import io.lineflow.reconciler.model.KafkaObservation;
+import io.lineflow.reconciler.model.KubernetesStatus;
+import io.lineflow.reconciler.model.Observation;
+import io.lineflow.reconciler.model.Severity;
+
+import org.apache.flink.configuration.Configuration;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** Each runtime check with a fixed clock, healthy and unhealthy. */
+class RuntimeChecksTest {
+
+    private final Configuration conf = options();
+
+    @Test
+    void healthyObservationWithHistoryHasNoFindings() {
+        Observation o = observation(healthyFlink(), healthyKafka(),
+                List.of(sample(Duration.ofMinutes(5), 0L, 0L, 1_000_000L - 30_000, 500L),
+                        sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L - 6_000, 500L)));
+        assertThat(new HealthEvaluator(conf, CLOCK).evaluate(o).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsJobNotRunningFromFlinkState() {
+        Observation o = observation(flink(job("FAILED", 0, checkpoints(NOW, 1, 0), null)), null, List.of());
+        HealthResult r = RuntimeChecks.jobNotRunning(o);
+        assertThat(r.codes()).containsExactly(FindingCode.JOB_NOT_RUNNING);
+        assertThat(r.worst()).contains(Severity.CRITICAL);
+    }
+
+    @Test
+    void reportsRestartingJobAsWarningNotCritical() {
+        Observation o = observation(flink(job("RESTARTING", 1, checkpoints(NOW, 1, 0), null)), null, List.of());
+        assertThat(RuntimeChecks.jobNotRunning(o).worst()).contains(Severity.WARNING);
+    }
+
+    @Test
+    void reportsJobNotRunningFromOperatorStatusWhenRestIsDown() {
+        Observation o = new Observation(NOW, TestUtils.goodSpec(), new KubernetesStatus("FAILED", "ERROR", "FAILED", "boom"),
+                FlinkObservation.failed("http://x", "ConnectException: refused"), null, List.of());
+        HealthResult r = RuntimeChecks.jobNotRunning(o);
+        assertThat(r.has(FindingCode.JOB_NOT_RUNNING)).isTrue();
+        assertThat(r.findings().get(0).message()).contains("boom");
+    }
+
+    @Test
+    void runningJobIsNotReportedAndSuspendedJobIsOnlyInfo() {
+        assertThat(RuntimeChecks.jobNotRunning(observation(healthyFlink(), null, List.of())).findings()).isEmpty();
+        var suspended = new io.lineflow.reconciler.model.SpecObservation("flink", "lineflow", Map.of(), TestUtils.goodConf(), true, "last-state", "suspended", 1, List.of(), List.of());
+        Observation o = new Observation(NOW, suspended, new KubernetesStatus("SUSPENDED", "READY", "SUSPENDED", null), null, null, List.of());
+        assertThat(RuntimeChecks.jobNotRunning(o).worst()).contains(Severity.INFO);
+    }
+
+    @Test
+    void unreachableRestEndpointIsAFindingNotACrash() {
+        Observation o = observation(FlinkObservation.failed("http://lineflow-rest:8081", "HttpConnectTimeoutException: timed out"), null, List.of());
+        HealthResult r = new HealthEvaluator(conf, CLOCK).evaluate(o);
+        assertThat(r.has(FindingCode.OBSERVATION_FAILED)).isTrue();
+        assertThat(r.find(FindingCode.OBSERVATION_FAILED).get().evidence()).containsEntry("source", "flink-rest");
+    }
+
+    @Test
+    void reportsRestartLoopWhenRestartsGrowWithinWindow() {
+        Observation o = observation(flink(job("RUNNING", 7, checkpoints(NOW, 5, 0), null)), null,
+                List.of(sample(Duration.ofMinutes(8), 3L, 0L, null, null), sample(Duration.ofMinutes(4), 5L, 0L, null, null)));
+        HealthResult r = RuntimeChecks.restartLoop(o, conf);
+        assertThat(r.codes()).containsExactly(FindingCode.RESTART_LOOP);
+        assertThat(r.findings().get(0).evidence()).containsEntry("restartsInWindow", 4L);
+    }
+
+    @Test
+    void doesNotReportOldRestartsOutsideTheWindow() {
+        Observation o = observation(flink(job("RUNNING", 7, checkpoints(NOW, 5, 0), null)), null,
+                List.of(sample(Duration.ofMinutes(30), 0L, 0L, null, null), sample(Duration.ofMinutes(5), 6L, 0L, null, null)));
+        assertThat(RuntimeChecks.restartLoop(o, conf).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsStaleCheckpointWhenNoneCompletedWithinWindow() {
+        // max(60 s, 2 min) × (3 + 2) = 10 min allowed; latest is 11 min old.
+        Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW.minus(Duration.ofMinutes(11)), 10, 0), null)), null, List.of());
+        HealthResult r = RuntimeChecks.checkpointStale(o, CLOCK);
+        assertThat(r.codes()).containsExactly(FindingCode.CHECKPOINT_STALE);
+        assertThat(r.findings().get(0).evidence()).containsEntry("allowedSeconds", 600L).containsEntry("checkpointAgeSeconds", 660L);
+    }
+
+    @Test
+    void doesNotReportCheckpointJustInsideTheWindow() {
+        Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW.minus(Duration.ofMinutes(9)), 10, 0), null)), null, List.of());
+        assertThat(RuntimeChecks.checkpointStale(o, CLOCK).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsStaleWhenNoCheckpointEverCompletedLongAfterStart() {
+        Observation o = observation(flink(job("RUNNING", 0, checkpoints(null, 0, 0), null)), null, List.of());
+        assertThat(RuntimeChecks.checkpointStale(o, CLOCK).findings().get(0).message()).contains("since the job started");
+    }
+
+    @Test
+    void reportsCheckpointFailuresCountedFromHistory() {
+        Checkpoints cp = new Checkpoints(true, Duration.ofSeconds(60), Duration.ofMinutes(2), 3, true, 100, 4, 0, 100L,
+                NOW.minusSeconds(50), "s3://x/chk-100", NOW.minusSeconds(20), "Checkpoint expired before completing.");
+        Observation o = observation(flink(job("RUNNING", 0, cp, null)), null, List.of(sample(Duration.ofMinutes(5), 0L, 1L, null, null)));
+        HealthResult r = RuntimeChecks.checkpointFailures(o, conf, CLOCK);
+        assertThat(r.codes()).containsExactly(FindingCode.CHECKPOINT_FAILURES);
+        assertThat(r.worst()).contains(Severity.CRITICAL);
+        assertThat(r.findings().get(0).evidence()).containsEntry("failedInWindow", 3L);
+    }
+
+    @Test
+    void oldCheckpointFailuresAreNotReported() {
+        Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(30), 100, 2), null)), null,
+                List.of(sample(Duration.ofMinutes(5), 0L, 2L, null, null)));
+        assertThat(RuntimeChecks.checkpointFailures(o, conf, CLOCK).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsLatestCheckpointWithoutExternalPath() {
+        Checkpoints cp = new Checkpoints(true, Duration.ofSeconds(60), Duration.ofMinutes(2), 0, false, 5, 0, 0, 5L, NOW,
+                RuntimeChecks.NOT_ADDRESSABLE, null, null);
+        assertThat(RuntimeChecks.checkpointNotExternal(observation(flink(job("RUNNING", 0, cp, null)), null, List.of())).has(FindingCode.CHECKPOINT_NOT_EXTERNAL)).isTrue();
+        assertThat(RuntimeChecks.checkpointNotExternal(observation(healthyFlink(), null, List.of())).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsKafkaRetentionShorterThanCheckpointAgePlusAllowances() {
+        // stale window 10 min + 30 min detection + 4 h recovery = 4h40m; one hour of retention is too short.
+        Observation o = observation(healthyFlink(), kafka(1000, 0L, Duration.ofHours(1)), List.of());
+        HealthResult r = RuntimeChecks.kafkaRetentionTooShort(o, conf, CLOCK);
+        assertThat(r.codes()).containsExactly(FindingCode.KAFKA_RETENTION_TOO_SHORT);
+        assertThat(r.findings().get(0).evidence()).containsEntry("requiredSeconds", 600L + 1800 + 14400);
+        assertThat(RuntimeChecks.kafkaRetentionTooShort(observation(healthyFlink(), kafka(1000, 0L, null), List.of()), conf, CLOCK).findings())
+                .as("unlimited retention").isEmpty();
+        assertThat(RuntimeChecks.kafkaRetentionTooShort(observation(healthyFlink(), healthyKafka(), List.of()), conf, CLOCK).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsGrowingConsumerLag() {
+        Observation o = observation(healthyFlink(), kafka(1_000_000, 60_000L, Duration.ofDays(7)),
+                List.of(sample(Duration.ofMinutes(8), 0L, 0L, 900_000L, 10_000L),
+                        sample(Duration.ofMinutes(5), 0L, 0L, 940_000L, 25_000L),
+                        sample(Duration.ofMinutes(2), 0L, 0L, 970_000L, 45_000L)));
+        HealthResult r = RuntimeChecks.consumerLagGrowing(o, conf);
+        assertThat(r.codes()).containsExactly(FindingCode.CONSUMER_LAG_GROWING);
+        assertThat(r.findings().get(0).evidence()).containsEntry("lag", 60_000L);
+    }
+
+    @Test
+    void doesNotReportSawtoothLagThatIsNotGrowing() {
+        Observation o = observation(healthyFlink(), kafka(1_000_000, 6_000L, Duration.ofDays(7)),
+                List.of(sample(Duration.ofMinutes(8), 0L, 0L, 900_000L, 5_000L),
+                        sample(Duration.ofMinutes(5), 0L, 0L, 940_000L, 12_000L),
+                        sample(Duration.ofMinutes(2), 0L, 0L, 970_000L, 4_000L)));
+        assertThat(RuntimeChecks.consumerLagGrowing(o, conf).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsDuplicateConsumptionWhenSourceEmitsTwiceTheProduceRate() {
+        // 6000 records in 60 s = 100/s produced; the source emits 199/s.
+        Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(199))),
+                kafka(1_006_000, 500L, Duration.ofDays(7)), List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 500L)));
+        HealthResult r = RuntimeChecks.duplicateConsumption(o, conf);
+        assertThat(r.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat((Double) r.findings().get(0).evidence().get("ratio")).isCloseTo(1.99, org.assertj.core.data.Offset.offset(0.01));
+    }
+
+    @Test
+    void catchingUpAfterDowntimeIsNotDuplicateConsumption() {
+        // 100/s produced, lag shrinking by 100/s: the source rightly emits 200/s.
+        Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(200))),
+                kafka(1_006_000, 4_000L, Duration.ofDays(7)), List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 10_000L)));
+        assertThat(RuntimeChecks.duplicateConsumption(o, conf).findings()).isEmpty();
+        assertThat(RuntimeChecks.rates(o, conf).get().ratio()).isCloseTo(1.0, org.assertj.core.data.Offset.offset(0.01));
+    }
+
+    @Test
+    void reportsDuplicateConsumptionWhenMoreReaderAssignmentsThanPartitions() {
+        FlinkObservation.Source doubled = new FlinkObservation.Source("v1", "Source: kafka-source", 4, null, 8, 4);
+        Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW, 10, 0), doubled)), healthyKafka(), List.of());
+        HealthResult r = RuntimeChecks.duplicateConsumption(o, conf);
+        assertThat(r.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(r.findings().get(0).evidence()).containsEntry("assignedSplits", 8).containsEntry("topicPartitions", 4);
+    }
+
+    @Test
+    void lowTrafficDoesNotTriggerDuplicateRatio() {
+        Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW, 10, 0), source(1.0))),
+                kafka(1_000_030, 0L, Duration.ofDays(7)), List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 0L)));
+        assertThat(RuntimeChecks.duplicateConsumption(o, conf).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsCheckpointingDisabledSeenAtRuntimeOnlyOnce() {
+        Observation o = observation(flink(job("RUNNING", 0, Checkpoints.disabled(), null)), null, List.of());
+        HealthEvaluator ev = new HealthEvaluator(conf, CLOCK);
+        assertThat(ev.evaluateRuntimeOnly(o).has(FindingCode.CHECKPOINTING_DISABLED)).isTrue();
+        Map<String, String> c = TestUtils.goodConf();
+        c.remove("execution.checkpointing.interval");
+        Observation both = new Observation(NOW, TestUtils.spec(c), TestUtils.runningStatus(), o.flink(), null, List.of());
+        assertThat(ev.evaluate(both).findings().stream().filter(f -> f.code() == FindingCode.CHECKPOINTING_DISABLED)).hasSize(1);
+    }
+
+    @Test
+    void kafkaUnreachableIsAFinding() {
+        Observation o = observation(healthyFlink(), KafkaObservation.failed("kafka:9092", "device-events", "lineflow", NOW, "timed out"), List.of());
+        assertThat(RuntimeChecks.observationFailed(o).find(FindingCode.OBSERVATION_FAILED).get().evidence()).containsEntry("source", "kafka");
+    }
+}

@@ -1,0 +1,190 @@
+package io.lineflow.reconciler.checks;
+
+import static io.lineflow.reconciler.TestUtils.goodConf;
+import static io.lineflow.reconciler.TestUtils.goodSpec;
+import static io.lineflow.reconciler.TestUtils.spec;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lineflow.reconciler.model.FindingCode;
+import io.lineflow.reconciler.model.HealthResult;
+import io.lineflow.reconciler.model.Severity;
+import io.lineflow.reconciler.model.SpecObservation;
+import io.lineflow.reconciler.model.SpecObservation.Mount;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+/** Each spec check, healthy and unhealthy. */
+class SpecChecksTest {
+
+    private static SpecObservation with(String key, String value) {
+        Map<String, String> c = goodConf();
+        if (value == null) {
+            c.remove(key);
+        } else {
+            c.put(key, value);
+        }
+        return spec(c);
+    }
+
+    private static SpecObservation withMounts(String dir, List<Mount> jm, List<Mount> tm) {
+        Map<String, String> c = goodConf();
+        c.put("state.checkpoints.dir", dir);
+        return new SpecObservation("flink", "lineflow", Map.of(), c, true, "last-state", "running", 1, jm, tm);
+    }
+
+    @Test
+    void lineflowsOwnConfigurationPassesEverySpecCheck() {
+        assertThat(SpecChecks.evaluate(goodSpec()).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsCheckpointingDisabledWhenIntervalMissing() {
+        HealthResult r = SpecChecks.checkpointingDisabled(with("execution.checkpointing.interval", null));
+        assertThat(r.codes()).containsExactly(FindingCode.CHECKPOINTING_DISABLED);
+        assertThat(r.worst()).contains(Severity.CRITICAL);
+    }
+
+    @Test
+    void reportsCheckpointingDisabledWhenIntervalIsZeroOrGarbage() {
+        assertThat(SpecChecks.checkpointingDisabled(with("execution.checkpointing.interval", "0")).has(FindingCode.CHECKPOINTING_DISABLED)).isTrue();
+        assertThat(SpecChecks.checkpointingDisabled(with("execution.checkpointing.interval", "soon")).has(FindingCode.CHECKPOINTING_DISABLED)).isTrue();
+        assertThat(SpecChecks.checkpointingDisabled(with("execution.checkpointing.interval", "30000")).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsHeapCheckpointStorageUnderNewAndOldKeys() {
+        assertThat(SpecChecks.checkpointStorageNotDurable(with("execution.checkpointing.storage", "jobmanager")).has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE)).isTrue();
+        assertThat(SpecChecks.checkpointStorageNotDurable(with("state.checkpoint-storage", "jobmanager")).has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE)).isTrue();
+    }
+
+    @Test
+    void reportsMissingCheckpointDirAsHeapStorage() {
+        HealthResult r = SpecChecks.checkpointStorageNotDurable(with("state.checkpoints.dir", null));
+        assertThat(r.codes()).containsExactly(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE);
+        assertThat(r.findings().get(0).message()).contains("JobManager heap");
+    }
+
+    @Test
+    void acceptsNewCheckpointDirKeyOnObjectStorage() {
+        Map<String, String> c = goodConf();
+        c.remove("state.checkpoints.dir");
+        c.put("execution.checkpointing.dir", "s3://bucket/cp");
+        assertThat(SpecChecks.checkpointStorageNotDurable(spec(c)).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsFileCheckpointDirNotOnAnyVolume() {
+        HealthResult r = SpecChecks.checkpointStorageNotDurable(withMounts("file:///flink-data/checkpoints", List.of(), List.of()));
+        assertThat(r.has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE)).isTrue();
+        assertThat(r.findings().get(0).evidence()).containsEntry("value", "file:///flink-data/checkpoints");
+    }
+
+    @Test
+    void reportsFileCheckpointDirOnEmptyDir() {
+        List<Mount> emptyDir = List.of(new Mount("/flink-data", "state", "emptyDir", false));
+        HealthResult r = SpecChecks.checkpointStorageNotDurable(withMounts("file:///flink-data/checkpoints", emptyDir, emptyDir));
+        assertThat(r.has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE)).isTrue();
+        assertThat(r.findings().get(0).message()).contains("emptyDir");
+    }
+
+    @Test
+    void acceptsFileCheckpointDirOnPersistentVolumeClaimInBothPods() {
+        List<Mount> pvc = List.of(new Mount("/flink-data", "state", "persistentVolumeClaim", true));
+        assertThat(SpecChecks.checkpointStorageNotDurable(withMounts("file:///flink-data/checkpoints", pvc, pvc)).findings()).isEmpty();
+        assertThat(SpecChecks.checkpointStorageNotDurable(withMounts("/flink-data/checkpoints", pvc, pvc)).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsFileCheckpointDirMountedOnlyInJobManager() {
+        List<Mount> pvc = List.of(new Mount("/flink-data", "state", "persistentVolumeClaim", true));
+        HealthResult r = SpecChecks.checkpointStorageNotDurable(withMounts("file:///flink-data/checkpoints", pvc, List.of()));
+        assertThat(r.has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE)).isTrue();
+        assertThat(r.findings().get(0).message()).contains("TaskManager");
+    }
+
+    @Test
+    void doesNotTreatSiblingPathPrefixAsCovered() {
+        List<Mount> pvc = List.of(new Mount("/flink", "state", "persistentVolumeClaim", true));
+        assertThat(SpecChecks.checkpointStorageNotDurable(withMounts("file:///flink-data/cp", pvc, pvc)).has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE)).isTrue();
+    }
+
+    @Test
+    void reportsCheckpointsNotRetainedByDefaultAndWhenDeletedOnCancel() {
+        assertThat(SpecChecks.checkpointsNotRetained(with("execution.checkpointing.externalized-checkpoint-retention", null)).has(FindingCode.CHECKPOINTS_NOT_RETAINED)).isTrue();
+        assertThat(SpecChecks.checkpointsNotRetained(with("execution.checkpointing.externalized-checkpoint-retention", "DELETE_ON_CANCELLATION")).has(FindingCode.CHECKPOINTS_NOT_RETAINED)).isTrue();
+        assertThat(SpecChecks.checkpointsNotRetained(goodSpec()).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsStatelessUpgradeModeIncludingTheDefault() {
+        SpecObservation stateless = new SpecObservation("flink", "lineflow", Map.of(), goodConf(), true, "stateless", "running", 1, List.of(), List.of());
+        SpecObservation unset = new SpecObservation("flink", "lineflow", Map.of(), goodConf(), true, null, "running", 1, List.of(), List.of());
+        SpecObservation session = new SpecObservation("flink", "session", Map.of(), goodConf(), false, null, null, 1, List.of(), List.of());
+        assertThat(SpecChecks.upgradeModeStateless(stateless).has(FindingCode.UPGRADE_MODE_STATELESS)).isTrue();
+        assertThat(SpecChecks.upgradeModeStateless(unset).has(FindingCode.UPGRADE_MODE_STATELESS)).isTrue();
+        assertThat(SpecChecks.upgradeModeStateless(session).findings()).isEmpty();
+        assertThat(SpecChecks.upgradeModeStateless(goodSpec()).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsHaDisabledWhenUnsetOrNone() {
+        assertThat(SpecChecks.haDisabled(with("high-availability.type", null)).has(FindingCode.HA_DISABLED)).isTrue();
+        assertThat(SpecChecks.haDisabled(with("high-availability.type", "NONE")).has(FindingCode.HA_DISABLED)).isTrue();
+    }
+
+    @Test
+    void acceptsHaUnderTheOlderKey() {
+        Map<String, String> c = goodConf();
+        c.remove("high-availability.type");
+        c.put("high-availability", "org.apache.flink.kubernetes.highavailability.KubernetesHaServicesFactory");
+        assertThat(SpecChecks.haDisabled(spec(c)).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsTwoJobManagersWithoutHaWithTheReplicaCount() {
+        Map<String, String> c = goodConf();
+        c.remove("high-availability.type");
+        SpecObservation s = new SpecObservation("flink", "lineflow", Map.of(), c, true, "last-state", "running", 2, List.of(), List.of());
+        HealthResult r = SpecChecks.haDisabled(s);
+        assertThat(r.has(FindingCode.HA_DISABLED)).isTrue();
+        assertThat(r.findings().get(0).evidence()).containsEntry("jobManagerReplicas", 2);
+        assertThat(r.findings().get(0).message()).contains("replicas is 2");
+    }
+
+    @Test
+    void reportsHaWithoutStorageDir() {
+        assertThat(SpecChecks.haDisabled(with("high-availability.storageDir", null)).has(FindingCode.HA_DISABLED)).isTrue();
+    }
+
+    @Test
+    void reportsMissingSavepointDirCriticalOnlyForSavepointUpgrades() {
+        Map<String, String> c = goodConf();
+        c.remove("state.savepoints.dir");
+        SpecObservation lastState = spec(c);
+        SpecObservation savepoint = new SpecObservation("flink", "lineflow", Map.of(), c, true, "savepoint", "running", 1, List.of(), List.of());
+        assertThat(SpecChecks.savepointDirMissing(lastState).worst()).contains(Severity.WARNING);
+        assertThat(SpecChecks.savepointDirMissing(savepoint).worst()).contains(Severity.CRITICAL);
+        assertThat(SpecChecks.savepointDirMissing(goodSpec()).findings()).isEmpty();
+    }
+
+    @Test
+    void acceptsNewSavepointDirKey() {
+        Map<String, String> c = goodConf();
+        c.remove("state.savepoints.dir");
+        c.put("execution.checkpointing.savepoint-dir", "s3://b/sp");
+        assertThat(SpecChecks.savepointDirMissing(spec(c)).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsRestartStrategyNoneUnderEitherKey() {
+        assertThat(SpecChecks.restartStrategyNone(with("restart-strategy.type", "none")).has(FindingCode.RESTART_STRATEGY_NONE)).isTrue();
+        Map<String, String> c = goodConf();
+        c.remove("restart-strategy.type");
+        c.put("restart-strategy", "disable");
+        assertThat(SpecChecks.restartStrategyNone(spec(c)).has(FindingCode.RESTART_STRATEGY_NONE)).isTrue();
+        assertThat(SpecChecks.restartStrategyNone(with("restart-strategy.type", "fixed-delay")).findings()).isEmpty();
+    }
+}
