@@ -1,0 +1,202 @@
+package io.lineflow.job;
+
+import io.lineflow.job.config.JobConfig;
+import io.lineflow.job.config.LineflowOptions;
+import io.lineflow.job.event.RejectReason;
+import io.lineflow.job.functions.DeviceWindowStats;
+import io.lineflow.job.schema.Schema;
+import io.lineflow.testing.DeterministicInput;
+import io.lineflow.testing.EmbeddedKafka;
+import io.lineflow.testing.EmbeddedPostgresServer;
+import io.lineflow.testing.ExpectedWindows;
+import io.lineflow.testing.WindowTable;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import static io.lineflow.testing.TestEvents.T0;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The whole job on real parts: in-JVM Kafka, embedded PostgreSQL, a Flink MiniCluster. */
+class KafkaToPostgresIT {
+    private static final Path WORK = Path.of("target", "it", "kafka-to-postgres");
+    private static final long WINDOW = Duration.ofMinutes(5).toMillis();
+    private static final int PARTITIONS = 4;
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(2)
+                            .setNumberSlotsPerTaskManager(1)
+                            .setConfiguration(clusterConfig())
+                            .build());
+
+    private static EmbeddedKafka kafka;
+    private static EmbeddedPostgresServer postgres;
+
+    private static Configuration clusterConfig() {
+        Configuration c = new Configuration();
+        c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
+        return c;
+    }
+
+    @BeforeAll
+    static void startServices() {
+        kafka = EmbeddedKafka.start(WORK.resolve("kafka-" + System.nanoTime()));
+        postgres = EmbeddedPostgresServer.start(WORK.resolve("postgres"));
+        Schema.migrate(jobConfig("unused", "unused"));
+    }
+
+    @AfterAll
+    static void stopServices() throws Exception {
+        kafka.close();
+        postgres.close();
+    }
+
+    @BeforeEach
+    void emptyTables() throws Exception {
+        try (Connection c = postgres.connect()) {
+            WindowTable.truncate(c);
+        }
+    }
+
+    private static Configuration jobConfig(String topic, String group, String... extra) {
+        Map<String, String> args = new HashMap<>();
+        args.put("lineflow.kafka.bootstrap-servers", kafka.bootstrapServers());
+        args.put("lineflow.kafka.topic", topic);
+        args.put("lineflow.kafka.group-id", group);
+        args.put("lineflow.kafka.starting-offsets", "EARLIEST");
+        args.put("lineflow.jdbc.url", postgres.jdbcUrl());
+        args.put("lineflow.jdbc.user", postgres.user());
+        args.put("lineflow.sink.batch-interval", "200 ms");
+        args.put("execution.checkpointing.interval", "500 ms");
+        args.put("state.checkpoints.dir", WORK.resolve("checkpoints").toAbsolutePath().toUri().toString());
+        for (int i = 0; i < extra.length; i += 2) {
+            args.put(extra[i], extra[i + 1]);
+        }
+        String[] argv = args.entrySet().stream()
+                .flatMap(e -> java.util.stream.Stream.of("--" + e.getKey(), e.getValue()))
+                .toArray(String[]::new);
+        return JobConfig.load(argv, Map.of(), new Configuration());
+    }
+
+    private static JobClient start(Configuration conf, OffsetsInitializer stopAt) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        LineflowJob.configure(env, conf);
+        LineflowJob.attach(env, conf, LineflowJob.kafkaSource(conf).setBounded(stopAt).build());
+        return env.executeAsync(conf.get(LineflowOptions.JOB_NAME));
+    }
+
+    private static Map<String, DeviceWindowStats> table() throws Exception {
+        try (Connection c = postgres.connect()) {
+            return WindowTable.read(c);
+        }
+    }
+
+    private static Map<RejectReason, Long> rejections() throws Exception {
+        try (Connection c = postgres.connect()) {
+            return WindowTable.rejections(c);
+        }
+    }
+
+    @Test
+    void everyWindowIsExact_aReplayLeavesTheSameTable_anAdditiveSinkIsCaught() throws Exception {
+        String topic = "exact";
+        kafka.createTopic(topic, PARTITIONS);
+        DeterministicInput input = DeterministicInput.generate(8, 6, 20, WINDOW, T0, PARTITIONS);
+        input.produce(kafka.bootstrapServers(), topic, 0, input.records.size());
+        Map<String, DeviceWindowStats> expected = ExpectedWindows.of(input.counted, WINDOW);
+
+        start(jobConfig(topic, "first"), OffsetsInitializer.latest()).getJobExecutionResult().get();
+        Map<String, DeviceWindowStats> first = table();
+        assertThat(WindowTable.diff(expected, first)).isEmpty();
+        assertThat(first).hasSize(8 * 6);
+        assertThat(first.values()).allSatisfy(r -> assertThat(r.piecesProduced).isEqualTo(20));
+        assertThat(first.values()).anySatisfy(r -> assertThat(r.downtimeMillis).isPositive());
+
+        // Accounting: every produced record is either counted or kept with its reason.
+        Map<RejectReason, Long> rejected = rejections();
+        assertThat(rejected).isEqualTo(input.rejections);
+        long counted = first.values().stream().mapToLong(r -> r.eventsSeen).sum();
+        assertThat(counted + rejected.values().stream().mapToLong(Long::longValue).sum())
+                .isEqualTo(input.total());
+
+        // The same input again, from the start, under another group: the table does not change.
+        start(jobConfig(topic, "replay"), OffsetsInitializer.latest()).getJobExecutionResult().get();
+        assertThat(WindowTable.diff(first, table())).isEmpty();
+        assertThat(rejections()).isEqualTo(input.rejections);
+
+        // Negative control: an additive sink on the same replay must show up as wrong cells.
+        start(jobConfig(topic, "additive", "lineflow.sink.mode", "ADDITIVE"), OffsetsInitializer.latest())
+                .getJobExecutionResult()
+                .get();
+        assertThat(WindowTable.diff(expected, table()))
+                .hasSizeGreaterThanOrEqualTo(8 * 6)
+                .anySatisfy(p -> assertThat(p).contains("pieces_produced: expected 20, got 40"));
+    }
+
+    @Test
+    void staysExactThroughTheLossOfATaskManagerMidStream(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        String topic = "tm-loss";
+        kafka.createTopic(topic, PARTITIONS);
+        DeterministicInput input = DeterministicInput.generate(8, 8, 20, WINDOW, T0, PARTITIONS);
+        int half = input.records.size() / 2;
+        input.produce(kafka.bootstrapServers(), topic, 0, half);
+
+        JobClient job = start(jobConfig(topic, "tm-loss"), OffsetsInitializer.offsets(input.endOffsets(topic)));
+        JobID id = job.getJobID();
+        awaitRowsAndCheckpoint(cluster, id);
+
+        // One slot per TaskManager and parallelism 2: the lost TaskManager ran part of the job.
+        // Its replacement starts as a pod would, and the job restores its last checkpoint.
+        cluster.terminateTaskManager(0).get();
+        cluster.startTaskManager();
+        input.produce(kafka.bootstrapServers(), topic, half, input.records.size());
+        job.getJobExecutionResult().get();
+
+        assertThat(cluster.getArchivedExecutionGraph(id).get().getStatusTimestamp(JobStatus.RESTARTING))
+                .as("the job failed over")
+                .isPositive();
+        assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table())).isEmpty();
+        assertThat(rejections()).isEqualTo(input.rejections);
+    }
+
+    private static void awaitRowsAndCheckpoint(MiniCluster cluster, JobID id) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (System.nanoTime() < deadline) {
+            long checkpoints =
+                    cluster.getExecutionGraph(id).get().getCheckpointStatsSnapshot().getCounts()
+                            .getNumberOfCompletedCheckpoints();
+            if (checkpoints >= 2 && !table().isEmpty()) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no rows and completed checkpoints within 2 minutes");
+    }
+}
