@@ -1,0 +1,88 @@
+package io.lineflow.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Every overlay renders with the pinned kustomize and every object matches its strict schema. */
+class SchemaValidationTest {
+    private static KubeSchemas schemas;
+
+    @BeforeAll
+    static void loadSchemas() {
+        schemas = KubeSchemas.load();
+    }
+
+    static Stream<String> overlays() {
+        return Repo.overlayNames().stream();
+    }
+
+    @Test
+    void shipsTheDevAndProdOverlays() {
+        assertThat(Repo.overlayNames()).contains("dev", "prod");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("overlays")
+    void everyObjectOfAnOverlayMatchesItsSchema(String overlay) {
+        Rendered rendered = Rendered.kustomize(Repo.overlay(overlay));
+        assertValid(rendered);
+        assertThat(rendered.ofKind("FlinkDeployment")).hasSize(1);
+    }
+
+    @Test
+    void everyComponentRendersAndValidates() {
+        Rendered rendered = Rendered.kustomize(Repo.testOverlay("all-components"));
+        assertValid(rendered);
+        assertThat(rendered.objects)
+                .extracting(Rendered::id)
+                .contains(
+                        "PersistentVolumeClaim/acme-lineflow-flink-state",
+                        "PodMonitor/acme-lineflow-flink",
+                        "StatefulSet/acme-lineflow-kafka");
+    }
+
+    @Test
+    void brokenOverlayFailsWithEveryMistakeNamed() {
+        Rendered rendered = Rendered.kustomize(Repo.testOverlay("broken"));
+        List<String> problems = new ArrayList<>();
+        rendered.objects.forEach(o -> problems.addAll(schemas.validate(o)));
+        String report = String.join("\n", problems);
+        System.out.println("Rejected, as intended, by schema validation:\n" + report);
+
+        assertThat(problems).as(report).isNotEmpty();
+        assertThat(report)
+                .contains("FlinkDeployment/lineflow: ")
+                .containsPattern("FlinkDeployment/lineflow: .*upgradMode")
+                .containsPattern("FlinkDeployment/lineflow: .*jobManager.replicas.*integer")
+                .containsPattern("FlinkDeployment/lineflow: .*runAsNonroot")
+                .containsPattern("NetworkPolicy/lineflow-flink: .*podSelectr")
+                .containsPattern("Job/lineflow-migrate: .*limts")
+                .containsPattern("Job/lineflow-migrate: .*backoffLimit.*integer")
+                .contains("ServiceAccount/lineflow-migrate: no schema for v2/ServiceAccount");
+    }
+
+    @Test
+    void objectsWithoutAnOfflineSchemaAreOnlyTheKnownOnes() {
+        Rendered rendered = Rendered.kustomize(Repo.testOverlay("all-components"));
+        assertThat(rendered.objects)
+                .filteredOn(o -> !schemas.hasSchema(o))
+                .extracting(KubeSchemas::apiVersionKindOf)
+                .allMatch(KubeSchemas.WITHOUT_SCHEMA::contains);
+    }
+
+    private static void assertValid(Rendered rendered) {
+        List<String> problems = new ArrayList<>();
+        for (ObjectNode o : rendered.objects) {
+            problems.addAll(schemas.validate(o));
+        }
+        assertThat(problems).as(rendered.source + " has schema violations").isEmpty();
+    }
+}
