@@ -67,12 +67,21 @@ public final class ReconcilerController implements AutoCloseable {
 
     /** Starts the informers and the periodic pass. */
     public void start() {
-        informers.forEach(SharedIndexInformer::run);
+        startInformers();
         loop.scheduleWithFixedDelay(this::passSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** One pass over every deployment the informers know. */
+    /** Starts only the informers (the pass is then driven by {@link #passSafely}). */
+    public void startInformers() {
+        informers.forEach(SharedIndexInformer::run);
+    }
+
+    /** One pass over every deployment the informers know; skipped until they have synced. */
     public void passSafely() {
+        if (!ready()) {
+            LOG.info("Informers not synced yet; skipping this pass");
+            return;
+        }
         try {
             List<FlinkDeployment> all = new ArrayList<>();
             for (SharedIndexInformer<FlinkDeployment> i : informers) {

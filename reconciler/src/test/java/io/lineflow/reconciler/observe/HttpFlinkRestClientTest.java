@@ -1,0 +1,105 @@
+package io.lineflow.reconciler.observe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lineflow.reconciler.model.FlinkObservation;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+
+/** The HTTP Flink REST client against a fake Flink REST server speaking Flink's JSON. */
+class HttpFlinkRestClientTest {
+
+    private TestingFlinkRestServer server;
+    private final HttpFlinkRestClient client = new HttpFlinkRestClient(Duration.ofMillis(500));
+    private final long now = System.currentTimeMillis();
+
+    @BeforeEach
+    void start() throws IOException {
+        server = new TestingFlinkRestServer();
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    @Test
+    void readsJobRestartsCheckpointsAndTheSourceOperatorsOwnRate() {
+        server.runningJob(now, 200.0, 4, false);
+        FlinkObservation o = client.observe(server.url(), "kafka-source", "device-events");
+        assertThat(o.error()).isNull();
+        FlinkObservation.Job job = o.job();
+        assertThat(job.id()).as("the RUNNING job wins over an older canceled one").isEqualTo("j1");
+        assertThat(job.state()).isEqualTo("RUNNING");
+        assertThat(job.numRestarts()).isEqualTo(2L);
+        assertThat(job.checkpoints().enabled()).isTrue();
+        assertThat(job.checkpoints().interval()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(job.checkpoints().tolerableFailures()).isEqualTo(3);
+        assertThat(job.checkpoints().completed()).isEqualTo(11);
+        assertThat(job.checkpoints().failed()).isEqualTo(1);
+        assertThat(job.checkpoints().latestCompletedId()).isEqualTo(12L);
+        assertThat(job.checkpoints().latestCompletedAt().toEpochMilli()).isEqualTo(now - 30_000);
+        assertThat(job.checkpoints().latestCompletedExternalPath()).isEqualTo("file:/flink-data/checkpoints/j1/chk-12");
+        assertThat(job.checkpoints().latestFailureMessage()).contains("expired");
+        assertThat(job.source().vertexName()).startsWith("Source: kafka-source");
+        assertThat(job.source().recordsOutPerSecond()).as("operator metric, not the chained task's").isEqualTo(200.0);
+        assertThat(job.source().assignedSplits()).isEqualTo(4);
+        assertThat(job.source().distinctPartitions()).isEqualTo(4);
+    }
+
+    @Test
+    void countsPartitionsAssignedToTwoReaders() {
+        server.runningJob(now, 200.0, 4, true);
+        FlinkObservation.Source s = client.observe(server.url(), "kafka-source", "device-events").job().source();
+        assertThat(s.assignedSplits()).isEqualTo(8);
+        assertThat(s.distinctPartitions()).isEqualTo(4);
+    }
+
+    @Test
+    void checkpointConfig404MeansCheckpointingDisabled() {
+        server.runningJob(now, 1, 1, false).remove("/jobs/j1/checkpoints/config");
+        assertThat(client.observe(server.url(), "kafka-source", "device-events").job().checkpoints().enabled()).isFalse();
+    }
+
+    @Test
+    void infiniteIntervalMeansCheckpointingDisabled() {
+        server.runningJob(now, 1, 1, false).on("/jobs/j1/checkpoints/config", "{\"interval\":9223372036854775807,\"timeout\":600000}");
+        assertThat(client.observe(server.url(), "kafka-source", "device-events").job().checkpoints().enabled()).isFalse();
+    }
+
+    @Test
+    void noJobIsReportedAsNoJobNotAsAnError() {
+        server.on("/jobs/overview", "{\"jobs\":[]}");
+        FlinkObservation o = client.observe(server.url(), "kafka-source", "device-events");
+        assertThat(o.ok()).isTrue();
+        assertThat(o.job()).isNull();
+    }
+
+    @Test
+    void unreachableEndpointBecomesAnErrorNotAnException() throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        FlinkObservation o = client.observe("http://127.0.0.1:" + port, "kafka-source", "device-events");
+        assertThat(o.ok()).isFalse();
+        assertThat(o.error()).contains("Connect");
+    }
+
+    @Test
+    void slowEndpointTimesOut() {
+        server.runningJob(now, 1, 1, false);
+        server.delay(2_000);
+        long start = System.nanoTime();
+        FlinkObservation o = client.observe(server.url(), "kafka-source", "device-events");
+        assertThat(o.ok()).isFalse();
+        assertThat(o.error()).containsIgnoringCase("timed out");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1_900));
+    }
+}
