@@ -55,7 +55,7 @@ public final class Main {
                 case "lint" -> LintCommand.run(rest, System.in, System.out, System.err);
                 case "options" -> {
                     for (ConfigOption<?> o : ReconcilerOptions.all()) {
-                        System.out.printf("%s (default: %s)%n    %s%n", o.key(), o.defaultValue(), o.description());
+                        System.out.printf("%s (default: %s)%n    %s%n", o.key(), ReconcilerOptions.defaultText(o), ReconcilerOptions.describe(o));
                     }
                     yield 0;
                 }

@@ -228,6 +228,23 @@ public final class ReconcilerOptions {
                     .defaultValue(Duration.ofSeconds(20))
                     .withDescription("`check` observes twice, this far apart, to measure rates (0: once, no rates).");
 
+    /** The option's description as plain text. */
+    public static String describe(ConfigOption<?> option) {
+        return new org.apache.flink.configuration.description.HtmlFormatter().format(option.description());
+    }
+
+    /** The option's default as a person would write it ("30 s", not "PT30S"). */
+    public static String defaultText(ConfigOption<?> option) {
+        Object d = option.defaultValue();
+        if (d instanceof Duration duration) {
+            return org.apache.flink.util.TimeUtils.formatWithHighestUnit(duration);
+        }
+        if (d instanceof List<?> list) {
+            return String.join(";", list.stream().map(String::valueOf).toList());
+        }
+        return String.valueOf(d);
+    }
+
     /** All options declared above, for documentation and validation. */
     public static List<ConfigOption<?>> all() {
         List<ConfigOption<?>> out = new ArrayList<>();
@@ -264,7 +281,7 @@ public final class ReconcilerOptions {
             } catch (RuntimeException ex) {
                 throw new IllegalArgumentException(
                         "Setting '" + option.key() + "' has value '" + conf.toMap().get(option.key())
-                                + "' which does not parse: " + ex.getMessage() + " (" + option.description() + ")",
+                                + "' which does not parse: " + ex.getMessage() + " (" + describe(option) + ")",
                         ex);
             }
         }
