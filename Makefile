@@ -129,37 +129,3 @@ reconciler-image: ## Build and push the reconciler image with Jib, no Docker nee
 .PHONY: reconciler-image-tar
 reconciler-image-tar: ## Build the reconciler image as reconciler/target/jib-image.tar, offline (RECONCILER_BASE_IMAGE=scratch or tar://…).
 	$(MVN) -pl reconciler -DskipTests package jib:buildTar -Dreconciler.image="$(or $(RECONCILER_IMAGE),lineflow-reconciler:dev)" -Dreconciler.base.image="$(RECONCILER_BASE_IMAGE)"
-
-##@ Reconciler
-
-RECONCILER_JAVA ?= java
-RECONCILER_RUN = $(RECONCILER_JAVA) -cp "reconciler/target/classes:$$(cat reconciler/target/classpath.txt)" io.lineflow.reconciler.Main
-# Arguments of `make reconciler-check`: --namespace NS [--name NAME], or --rest-url URL [--bootstrap HOST:PORT].
-CHECK_ARGS ?= --namespace $(NAMESPACE)
-RECONCILER_IMAGE ?=
-RECONCILER_BASE_IMAGE ?= eclipse-temurin:17-jre
-
-.PHONY: reconciler-build
-reconciler-build: ## Compile the reconciler and write its runtime classpath (used by the targets below).
-	$(MVN) -q -pl reconciler -DskipTests package dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
-
-.PHONY: reconciler-test
-reconciler-test: ## Run the reconciler's tests (pure checks, mock API server, fake Flink REST, lint fixtures).
-	$(MVN) -pl reconciler verify
-
-.PHONY: reconciler-check
-reconciler-check: reconciler-build ## One health pass against the current kube context (CHECK_ARGS="--namespace ns" or "--rest-url http://localhost:8081"); exit 1 warning, 2 critical.
-	$(RECONCILER_RUN) check $(CHECK_ARGS)
-
-.PHONY: lint
-lint: reconciler-build tools ## GitOps gate: render every overlay and run the reconciler's spec checks on it.
-	for env in $$(ls kustomize/overlays); do echo "== overlay $$env"; scripts/render.sh "$$env" | $(RECONCILER_RUN) lint -; done
-
-.PHONY: reconciler-image
-reconciler-image: ## Build and push the reconciler image with Jib, no Docker needed (RECONCILER_IMAGE=registry/lineflow-reconciler:tag).
-	@test -n "$(RECONCILER_IMAGE)" || { echo "set RECONCILER_IMAGE=registry/lineflow-reconciler:tag" >&2; exit 2; }
-	$(MVN) -pl reconciler -DskipTests package jib:build -Dreconciler.image="$(RECONCILER_IMAGE)" -Dreconciler.base.image="$(RECONCILER_BASE_IMAGE)"
-
-.PHONY: reconciler-image-tar
-reconciler-image-tar: ## Build the reconciler image as reconciler/target/jib-image.tar, offline (RECONCILER_BASE_IMAGE=scratch or tar://…).
-	$(MVN) -pl reconciler -DskipTests package jib:buildTar -Dreconciler.image="$(or $(RECONCILER_IMAGE),lineflow-reconciler:dev)" -Dreconciler.base.image="$(RECONCILER_BASE_IMAGE)"
