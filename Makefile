@@ -7,6 +7,8 @@ MVN ?= mvn -B -ntp
 JAVA ?= java
 # Options for `make run`, passed to the local launcher (see README, "The local run").
 RUN_ARGS ?=
+# Options for `make drill` (see README, "The restart drill"), e.g. DRILL_ARGS="--faults tm-kill --points 0.5".
+DRILL_ARGS ?=
 # What Flink needs opened on JDK 17.
 JAVA_OPENS := $(foreach p,java.util java.lang java.net java.io java.nio sun.nio.ch java.lang.reflect java.text java.time java.util.concurrent java.util.concurrent.atomic java.util.concurrent.locks,--add-opens=java.base/$(p)=ALL-UNNAMED)
 # Deploy: target overlay (kustomize/overlays/$(ENV)), job image, base image for Jib.
@@ -44,9 +46,35 @@ run: ## Run the job locally on embedded Kafka and PostgreSQL with a line simulat
 	cd job && exec $(JAVA) $(JAVA_OPENS) -Dlog4j2.configurationFile=target/test-classes/local-run-log4j2.properties \
 	  -Dlog.file=target/local-run-logs/flink.log -cp "target/test-classes:target/classes:$$(cat target/run.classpath)" io.lineflow.local.LocalRun $(RUN_ARGS)
 
+.PHONY: drill
+drill: ## Run the full restart drill: every fault at three points, plus both negative controls (DRILL_ARGS=...).
+	$(MVN) -q -pl job,drill -DskipTests package
+	cd drill && exec $(JAVA) -Ddrill.job.jar=../job/target/lineflow-job-0.1.0-SNAPSHOT.jar \
+	  -Ddrill.classpath.file=target/drill.classpath -Ddrill.classes=target/classes \
+	  -cp "target/classes:$$(cat target/drill.classpath)" io.lineflow.drill.Drill $(DRILL_ARGS)
+
 .PHONY: clean
 clean: ## Remove build output.
 	$(MVN) -q clean
+
+##@ Benchmarks
+
+# Sizes for `make bench` (docs/bench.md), e.g. BENCH_ARGS="--events 500000 --repeats 1".
+BENCH_ARGS ?=
+BENCH_JAVA_OPTS ?= -Xmx6g
+# The reconciler's one-pass measurement runs in its own JVM: it must not share the job's classpath.
+BENCH_RECONCILER ?= true
+
+.PHONY: bench
+bench: ## Throughput vs the Kafka consume limit and Flink SQL, checkpoint, sink and reconciler cost (BENCH_ARGS="--events 500000"); table in bench/target/bench-report.md.
+	$(MVN) -q -pl bench -am -DskipTests package
+	rm -f reconciler/target/scale-report.txt
+	@if [ "$(BENCH_RECONCILER)" = true ]; then \
+	  $(MVN) -q -pl reconciler test -Dtest=ScaleTest -Dsurefire.failIfNoSpecifiedTests=false \
+	  || echo "bench: the reconciler measurement failed; row 7 is left out" >&2; fi
+	cd bench && exec $(JAVA) $(JAVA_OPENS) $(BENCH_JAVA_OPTS) -Djava.io.tmpdir=target \
+	  -Dlog4j2.configurationFile=bench-log4j2.properties -cp "target/classes:$$(cat target/bench.classpath)" \
+	  io.lineflow.bench.Bench --reconciler-report ../reconciler/target/scale-report.txt $(BENCH_ARGS)
 
 ##@ Deploy
 
@@ -129,3 +157,21 @@ reconciler-image: ## Build and push the reconciler image with Jib, no Docker nee
 .PHONY: reconciler-image-tar
 reconciler-image-tar: ## Build the reconciler image as reconciler/target/jib-image.tar, offline (RECONCILER_BASE_IMAGE=scratch or tar://…).
 	$(MVN) -pl reconciler -DskipTests package jib:buildTar -Dreconciler.image="$(or $(RECONCILER_IMAGE),lineflow-reconciler:dev)" -Dreconciler.base.image="$(RECONCILER_BASE_IMAGE)"
+
+##@ Real API server
+
+# State (certificates, tokens, kubeconfig, logs) of the server `make k8s-test-env` starts.
+K8S_ENV_STATE ?= $(CURDIR)/.cache/k8s-env
+
+.PHONY: k8s-test-env
+k8s-test-env: ## Start etcd + kube-apiserver 1.20.2 on loopback with RBAC (first run builds it, ~7-10 min; LINEFLOW_K8S_CACHE=dir shares the build).
+	scripts/k8s-test-env.sh start "$(K8S_ENV_STATE)"
+	@echo "kubectl --kubeconfig $(K8S_ENV_STATE)/kubeconfig get ns   (tests in k8s-it reuse this server)"
+
+.PHONY: k8s-test-env-stop
+k8s-test-env-stop: ## Stop the etcd + kube-apiserver that `make k8s-test-env` started (and nothing else).
+	scripts/k8s-test-env.sh stop "$(K8S_ENV_STATE)"
+
+.PHONY: k8s-it
+k8s-it: ## Run the real-API-server tests only (overlays dry-run, reconciler and Flink RBAC).
+	$(MVN) -pl k8s-it -am verify -Dsurefire.failIfNoSpecifiedTests=false -Dtest='io.lineflow.k8s.**'

@@ -165,6 +165,18 @@ public final class DeterministicInput {
         }
     }
 
+    /**
+     * Appends one event per partition at {@code ts}, from devices {@code tick-<partition>}, so that
+     * every partition's watermark passes the last real window and it closes. Not in {@link
+     * #counted}: their own window stays open.
+     */
+    public void addWatermarkTicks(long ts) {
+        for (int p = 0; p < partitions; p++) {
+            DeviceEvent tick = new DeviceEvent("tick-" + p + "-" + ts, "tick-" + p, "L0", EventType.PIECE_PRODUCED, ts, 1, null);
+            records.add(new Record(p, tick.deviceId, DeviceEventJson.toJson(tick)));
+        }
+    }
+
     /** All produced records: counted plus rejected. */
     public long total() {
         return records.size();

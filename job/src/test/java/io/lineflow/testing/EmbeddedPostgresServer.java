@@ -17,13 +17,24 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     }
 
     public static EmbeddedPostgresServer start(Path dir) {
+        return start(dir, 0, true);
+    }
+
+    /**
+     * Starts PostgreSQL on {@code port} (0: any free port); with {@code clean} false it reuses the
+     * data an earlier server left in {@code dir}, which is how a restart after an outage looks.
+     */
+    public static EmbeddedPostgresServer start(Path dir, int port, boolean clean) {
         try {
-            return new EmbeddedPostgresServer(
+            EmbeddedPostgres.Builder builder =
                     EmbeddedPostgres.builder()
                             .setOverrideWorkingDirectory(dir.resolve("work").toFile())
                             .setDataDirectory(dir.resolve("data"))
-                            .setCleanDataDirectory(true)
-                            .start());
+                            .setCleanDataDirectory(clean);
+            if (port > 0) {
+                builder.setPort(port);
+            }
+            return new EmbeddedPostgresServer(builder.start());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start embedded PostgreSQL", e);
         }

@@ -1,0 +1,111 @@
+package io.lineflow.drill;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * {@code make drill}: runs faults on a real cluster and verifies the table after each, plus the
+ * negative controls that must be caught. Exits non-zero on any discrepancy or missed control.
+ *
+ * <pre>
+ * --faults tm-kill,jm-failover,...|all   (all)
+ * --points 0.3,0.5,0.7                   injection points, fractions of the input (0.3,0.5,0.7)
+ * --controls true|false                  run both negative controls (true)
+ * --windows N --devices N --pieces K     input size (30, 8, 20)
+ * --millis-per-window MS                 pace of the input (1000)
+ * </pre>
+ */
+public final class Drill {
+    private static final PrintStream OUT = System.out;
+
+    private Drill() {}
+
+    public static void main(String[] args) throws IOException {
+        ScenarioRunner.Settings settings = settingsFromSystemProperties();
+        List<Fault> faults = Arrays.asList(Fault.values());
+        List<Double> points = List.of(0.3, 0.5, 0.7);
+        boolean controls = true;
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            String v = args[i + 1];
+            switch (args[i]) {
+                case "--faults":
+                    faults = v.equals("all") ? Arrays.asList(Fault.values()) : Arrays.stream(v.split(",")).map(Fault::byId).toList();
+                    break;
+                case "--points":
+                    points = Arrays.stream(v.split(",")).map(Double::parseDouble).toList();
+                    break;
+                case "--controls":
+                    controls = Boolean.parseBoolean(v);
+                    break;
+                case "--windows":
+                    settings.windows = Integer.parseInt(v);
+                    break;
+                case "--devices":
+                    settings.devices = Integer.parseInt(v);
+                    break;
+                case "--pieces":
+                    settings.piecesPerWindow = Integer.parseInt(v);
+                    break;
+                case "--millis-per-window":
+                    settings.millisPerWindow = Long.parseLong(v);
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option " + args[i] + "; see the Drill class comment or README");
+            }
+        }
+        List<Scenario> scenarios = new ArrayList<>();
+        for (Fault f : faults) {
+            for (double p : points) {
+                scenarios.add(Scenario.of(f, p));
+            }
+        }
+        if (controls) {
+            scenarios.add(Scenario.noCheckpointsControl());
+            scenarios.add(Scenario.additiveSinkControl());
+        }
+        List<ScenarioResult> results = run(settings, scenarios);
+        System.exit(results.stream().allMatch(ScenarioResult::passed) ? 0 : 1);
+    }
+
+    /** Runs the scenarios one after another and writes the report. */
+    static List<ScenarioResult> run(ScenarioRunner.Settings settings, List<Scenario> scenarios) throws IOException {
+        Files.createDirectories(settings.work);
+        ScenarioRunner runner = new ScenarioRunner(settings, OUT::println);
+        List<ScenarioResult> results = new ArrayList<>();
+        for (Scenario s : scenarios) {
+            OUT.printf("%n▶ %s (%d/%d)%n", s.name, results.size() + 1, scenarios.size());
+            ScenarioResult r = runner.run(s);
+            OUT.println("  → " + r.verdict());
+            results.add(r);
+        }
+        OUT.print(DrillReport.summary(results));
+        OUT.println("Report: " + DrillReport.writeHtml(results, settings.work).toAbsolutePath());
+        return results;
+    }
+
+    /** Paths the build passes in: the job jar, the classpath file, the drill's classes. */
+    static ScenarioRunner.Settings settingsFromSystemProperties() throws IOException {
+        ScenarioRunner.Settings s = new ScenarioRunner.Settings();
+        s.jobJar = Path.of(required("drill.job.jar"));
+        if (!Files.exists(s.jobJar)) {
+            throw new IllegalStateException("job jar " + s.jobJar + " not found: build it first (mvn -pl job package)");
+        }
+        s.classpath = Arrays.asList(Files.readString(Path.of(required("drill.classpath.file"))).trim().split(":"));
+        s.drillClasses = Path.of(required("drill.classes"));
+        s.work = Path.of(System.getProperty("drill.work", "target/drill")).toAbsolutePath();
+        return s;
+    }
+
+    private static String required(String property) {
+        String v = System.getProperty(property);
+        if (v == null) {
+            throw new IllegalStateException("system property " + property + " is not set (run through make drill)");
+        }
+        return v;
+    }
+}

