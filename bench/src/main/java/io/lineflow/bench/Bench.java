@@ -1,0 +1,228 @@
+package io.lineflow.bench;
+
+import io.lineflow.job.config.JobConfig;
+import io.lineflow.job.config.LineflowOptions;
+import io.lineflow.job.schema.Schema;
+import io.lineflow.testing.EmbeddedKafka;
+import io.lineflow.testing.EmbeddedPostgresServer;
+
+import org.apache.flink.configuration.Configuration;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+
+/**
+ * {@code make bench}: lineflow's job against the Kafka consume limit and against Flink SQL on one
+ * pre-loaded topic, then checkpoint and sink cost; prints a table and writes it to a file.
+ *
+ * <p>Everything is real and in this JVM: a KRaft Kafka broker, PostgreSQL (embedded binaries), a
+ * Flink MiniCluster. The broker shares the cores with what is measured, as it would on a small
+ * node; ratios between rows of the same run are the figures to compare across machines.
+ */
+public final class Bench {
+    private final BenchSettings s;
+
+    private Bench(BenchSettings s) {
+        this.s = s;
+    }
+
+    public static void main(String[] args) throws Exception {
+        BenchSettings s;
+        try {
+            s = BenchSettings.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        new Bench(s).run();
+        // Kafka's and Flink's non-daemon threads would keep the JVM alive.
+        System.exit(0);
+    }
+
+    /** Runs every row and writes the report; returns the report text. */
+    public static String run(BenchSettings s) throws Exception {
+        return new Bench(s).run();
+    }
+
+    private String run() throws Exception {
+        Path work = s.workDir.toAbsolutePath();
+        Files.createDirectories(work);
+        say("Settings: " + s);
+        Report report = new Report(s);
+        try (EmbeddedKafka kafka = EmbeddedKafka.start(work.resolve("kafka-" + System.nanoTime()));
+                EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(work.resolve("postgres"));
+                FlinkRuns flink = new FlinkRuns(s.parallelism, work)) {
+            String bootstrap = kafka.bootstrapServers();
+            Configuration schemaConf = flink.lineflowConfig(bootstrap, "unused", pg.jdbcUrl(), pg.user());
+            Schema.migrate(schemaConf);
+            try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+                // Same shape as lineflow's table; Flink SQL does not compute downtime seconds.
+                st.execute("CREATE TABLE device_window_stats_sql (LIKE device_window_stats INCLUDING ALL)");
+                st.execute("ALTER TABLE device_window_stats_sql ALTER COLUMN downtime_seconds DROP NOT NULL");
+            }
+
+            String topic = "device-events";
+            kafka.createTopic(topic, s.partitions);
+            long t0 = System.nanoTime();
+            long produced = Workload.produce(bootstrap, topic, s, Workload.start());
+            say(String.format("Produced %,d events in %.1f s", produced, (System.nanoTime() - t0) / 1e9));
+
+            for (int r = 1; r <= s.repeats; r++) {
+                double limit = time(() -> ConsumeLimit.run(bootstrap, topic, s.partitions, s.parallelism));
+                report.limit.add(produced / limit);
+                say(String.format("[%d/%d] consume limit: %,.0f events/s", r, s.repeats, produced / limit));
+
+                truncate(pg, "device_window_stats", "rejected_events");
+                Configuration conf =
+                        flink.lineflowConfig(
+                                bootstrap, topic, pg.jdbcUrl(), pg.user(),
+                                "execution.checkpointing.interval", s.checkpointIntervalMs + " ms");
+                long cpu0 = cpuNanos();
+                double lineflow = flink.runLineflow(conf);
+                double cpu = (cpuNanos() - cpu0) / 1e9;
+                report.lineflow.add(produced / lineflow);
+                report.lineflowPerCpuSecond.add(produced / cpu);
+                report.lineflowRatioToLimit.add(limit / lineflow);
+                report.lineflowExact &= check(pg, "device_window_stats", produced);
+                say(String.format(
+                        "[%d/%d] lineflow job: %,.0f events/s (%.1f s, %.1f CPU-s)",
+                        r, s.repeats, produced / lineflow, lineflow, cpu));
+
+                if (s.sql) {
+                    truncate(pg, "device_window_stats_sql");
+                    double sql =
+                            flink.runSql(bootstrap, topic, pg.jdbcUrl(), "device_window_stats_sql", s.checkpointIntervalMs);
+                    report.sql.add(produced / sql);
+                    report.lineflowRatioToSql.add(sql / lineflow);
+                    report.sqlExact &= check(pg, "device_window_stats_sql", produced);
+                    say(String.format("[%d/%d] Flink SQL: %,.0f events/s (%.1f s)", r, s.repeats, produced / sql, sql));
+                }
+            }
+
+            for (String backend : List.of("hashmap", "rocksdb")) {
+                CheckpointCost.Result cp =
+                        CheckpointCost.run(flink, bootstrap, kafka, pg.jdbcUrl(), pg.user(), s, backend);
+                report.checkpoints.add(cp);
+                say(String.format(
+                        "checkpoint %s: p50 %.0f ms, p99 %.0f ms, full %s, checkpointed %s (%d checkpoints)",
+                        backend, cp.durationMs.median(), Report.p99(cp.durationMs),
+                        Report.bytes(cp.fullSize.median()), Report.bytes(cp.checkpointedSize.median()),
+                        cp.durationMs.size()));
+            }
+
+            truncate(pg, "device_window_stats", "rejected_events");
+            Configuration jobConf = flink.lineflowConfig(bootstrap, topic, pg.jdbcUrl(), pg.user());
+            int batch = jobConf.get(LineflowOptions.SINK_BATCH_SIZE);
+            long window = Workload.start() - 1_000 * Workload.WINDOW_MILLIS;
+            for (boolean rewrite : List.of(false, true)) {
+                Properties props = new Properties();
+                JobConfig.withPrefix(jobConf, LineflowOptions.JDBC_PROPERTIES_PREFIX).forEach(props::put);
+                props.put("user", pg.user());
+                if (rewrite) {
+                    props.put("reWriteBatchedInserts", "true");
+                }
+                for (int devices : s.sinkDevices) {
+                    Samples seconds = new Samples();
+                    for (int r = 0; r < s.repeats; r++) {
+                        window += Workload.WINDOW_MILLIS;
+                        seconds.add(SinkCost.windowClose(pg.jdbcUrl(), props, devices, s.parallelism, batch, window));
+                    }
+                    report.sink.put((rewrite ? "rewrite:" : "plain:") + devices, seconds);
+                    say(String.format(
+                            "sink %s%,d devices: %.2f s", rewrite ? "(reWriteBatchedInserts) " : "", devices,
+                            seconds.median()));
+                }
+                truncate(pg, "device_window_stats");
+            }
+        }
+        report.reconciler = Report.readReconciler(s.reconcilerReport);
+        String text = report.render(machine(), LocalDate.now().toString());
+        Files.createDirectories(s.report.toAbsolutePath().getParent());
+        Files.writeString(s.report, text);
+        System.out.println();
+        System.out.println(text);
+        System.out.println("Report written to " + s.report.toAbsolutePath());
+        return text;
+    }
+
+    /** Every (device, window) row is there and the events add up: the run did the whole work. */
+    private boolean check(EmbeddedPostgresServer pg, String table, long produced) throws Exception {
+        try (Connection c = pg.connect();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT count(*), coalesce(sum(events_seen), 0) FROM " + table)) {
+            rs.next();
+            long rows = rs.getLong(1);
+            long events = rs.getLong(2);
+            boolean ok = rows == (long) s.devices * s.windows() && events == produced;
+            if (!ok) {
+                say(String.format(
+                        "WARNING %s: %,d rows (expected %,d), %,d events (expected %,d)",
+                        table, rows, (long) s.devices * s.windows(), events, produced));
+            }
+            return ok;
+        }
+    }
+
+    private static void truncate(EmbeddedPostgresServer pg, String... tables) throws Exception {
+        try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+            st.execute("TRUNCATE " + String.join(", ", tables));
+        }
+    }
+
+    /** A timed step. */
+    private interface Step {
+        Object run() throws Exception;
+    }
+
+    private static double time(Step step) throws Exception {
+        long t0 = System.nanoTime();
+        step.run();
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    static String machine() {
+        String cpu = "unknown CPU";
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    cpu = line.substring(line.indexOf(':') + 1).trim();
+                    break;
+                }
+            }
+        } catch (Exception ignored) {
+            // not Linux: the core count and JVM still say enough
+        }
+        long heap = Runtime.getRuntime().maxMemory() >> 20;
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            host = "?";
+        }
+        return String.format(
+                Locale.ROOT, "%d cores (%s), %d GiB RAM, JVM %s %s, heap %d MiB, host %s",
+                Runtime.getRuntime().availableProcessors(), cpu,
+                ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                                .getTotalMemorySize() >> 30,
+                System.getProperty("java.vendor"), System.getProperty("java.version"), heap, host);
+    }
+
+    private void say(String line) {
+        System.out.println("bench: " + line);
+    }
+}

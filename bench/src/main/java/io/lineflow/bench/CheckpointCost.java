@@ -1,0 +1,129 @@
+package io.lineflow.bench;
+
+import io.lineflow.job.event.DeviceEvent;
+import io.lineflow.job.event.EventType;
+import io.lineflow.testing.EmbeddedKafka;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Checkpoint cost of lineflow's job holding one open window for each of many devices, with a
+ * trickle of new events so that incremental checkpoints have something to write. Figures come
+ * from the REST API's checkpoint history (the first two checkpoints, taken while the pre-loaded
+ * state was still being read, are left out).
+ */
+public final class CheckpointCost {
+    /** Durations (ms) and sizes (bytes) of the completed checkpoints measured. */
+    public static final class Result {
+        public final String backend;
+        public final Samples durationMs = new Samples();
+        public final Samples fullSize = new Samples();
+        public final Samples checkpointedSize = new Samples();
+
+        Result(String backend) {
+            this.backend = backend;
+        }
+    }
+
+    private static final int WARM_UP = 2;
+    private static final int EVENTS_PER_DEVICE = 3;
+
+    private CheckpointCost() {}
+
+    /**
+     * @param backend {@code hashmap} or {@code rocksdb} (incremental)
+     */
+    public static Result run(
+            FlinkRuns flink, String bootstrap, EmbeddedKafka kafka, String jdbcUrl, String user,
+            BenchSettings s, String backend) throws Exception {
+        String topic = "checkpoint-" + backend;
+        kafka.createTopic(topic, s.partitions);
+        long ws = Workload.start();
+        try (KafkaProducer<byte[], byte[]> producer = Workload.producer(bootstrap)) {
+            for (int k = 0; k < EVENTS_PER_DEVICE; k++) {
+                for (int d = 0; d < s.checkpointDevices; d++) {
+                    Workload.send(producer, topic, d % s.partitions, event(d, "pre-" + k, ws + 1_000 + k));
+                }
+            }
+            producer.flush();
+        }
+        Configuration conf =
+                flink.lineflowConfig(
+                        bootstrap, topic, jdbcUrl, user,
+                        "execution.checkpointing.interval", s.checkpointCostIntervalMs + " ms",
+                        "execution.checkpointing.min-pause", "0 ms",
+                        "state.backend.type", backend,
+                        "execution.checkpointing.incremental", "true");
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread trickle = new Thread(() -> trickle(bootstrap, topic, s, ws, stop), "bench-trickle");
+        JobClient job = flink.startLineflow(conf);
+        trickle.start();
+        Result result = new Result(backend);
+        try {
+            long deadline =
+                    System.nanoTime() + (s.checkpoints + WARM_UP) * s.checkpointCostIntervalMs * 1_000_000L * 5
+                            + 180_000_000_000L;
+            JsonNode stats;
+            while (true) {
+                // Empty while the job is still being scheduled.
+                stats = flink.checkpointStats(job.getJobID());
+                if (stats.path("counts").path("completed").asLong() >= s.checkpoints + WARM_UP) {
+                    break;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(
+                            backend + ": only " + stats.path("counts") + " checkpoints before the deadline");
+                }
+                Thread.sleep(200);
+            }
+            List<JsonNode> completed = new ArrayList<>();
+            for (JsonNode h : stats.path("history")) {
+                long id = h.path("id").asLong();
+                if ("COMPLETED".equals(h.path("status").asText())
+                        && id > WARM_UP
+                        && id <= WARM_UP + s.checkpoints) {
+                    completed.add(h);
+                }
+            }
+            for (JsonNode h : completed) {
+                result.durationMs.add(h.path("end_to_end_duration").asDouble());
+                result.fullSize.add(h.path("state_size").asDouble());
+                result.checkpointedSize.add(h.path("checkpointed_size").asDouble());
+            }
+        } finally {
+            stop.set(true);
+            trickle.join();
+            job.cancel().get();
+        }
+        return result;
+    }
+
+    /** About 2,000 new events a second, all inside the open window so it never closes. */
+    private static void trickle(String bootstrap, String topic, BenchSettings s, long ws, AtomicBoolean stop) {
+        try (KafkaProducer<byte[], byte[]> producer = Workload.producer(bootstrap)) {
+            long seq = 0;
+            while (!stop.get()) {
+                for (int i = 0; i < 200; i++, seq++) {
+                    int d = (int) (seq % s.checkpointDevices);
+                    long ts = ws + 10_000 + (seq / s.checkpointDevices) % 200_000;
+                    Workload.send(producer, topic, d % s.partitions, event(d, "live-" + seq, ts));
+                }
+                Thread.sleep(100);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static DeviceEvent event(int d, String suffix, long ts) {
+        String device = Workload.device(d);
+        return new DeviceEvent(device + "-" + suffix, device, "L1", EventType.PIECE_PRODUCED, ts, 1, null);
+    }
+}

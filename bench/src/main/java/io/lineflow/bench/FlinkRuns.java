@@ -1,0 +1,201 @@
+package io.lineflow.bench;
+
+import io.lineflow.job.LineflowJob;
+import io.lineflow.job.config.JobConfig;
+import io.lineflow.job.config.LineflowOptions;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.util.TestStreamEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * One Flink MiniCluster (one TaskManager, one slot per unit of parallelism, REST on a free port)
+ * on which lineflow's job and the Flink SQL query run, each bounded to the pre-loaded offsets.
+ */
+public final class FlinkRuns implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final MiniCluster cluster;
+    private final int parallelism;
+    private final Path workDir;
+    private final HttpClient http = HttpClient.newHttpClient();
+    private int runs;
+
+    public FlinkRuns(int parallelism, Path workDir) throws Exception {
+        this.parallelism = parallelism;
+        this.workDir = workDir.toAbsolutePath();
+        Configuration c = new Configuration();
+        c.set(RestOptions.BIND_PORT, "0");
+        c.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 1_000);
+        c.set(CoreOptions.TMP_DIRS, this.workDir.resolve("flink-tmp").toString());
+        c.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("256m"));
+        c.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.parse("64m"));
+        c.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.parse("64m"));
+        cluster =
+                new MiniCluster(
+                        new MiniClusterConfiguration.Builder()
+                                .setConfiguration(c)
+                                .setNumTaskManagers(1)
+                                .setNumSlotsPerTaskManager(parallelism)
+                                .build());
+        cluster.start();
+        TestStreamEnvironment.setAsContext(cluster, parallelism);
+    }
+
+    /** lineflow's job configuration, as a deployment would give it (plus {@code extra} pairs). */
+    public Configuration lineflowConfig(
+            String bootstrap, String topic, String jdbcUrl, String user, String... extra) {
+        Map<String, String> args = new HashMap<>();
+        args.put("lineflow.kafka.bootstrap-servers", bootstrap);
+        args.put("lineflow.kafka.topic", topic);
+        args.put("lineflow.kafka.group-id", "bench-" + (++runs));
+        args.put("lineflow.kafka.starting-offsets", "EARLIEST");
+        args.put("lineflow.jdbc.url", jdbcUrl);
+        args.put("lineflow.jdbc.user", user);
+        args.put("lineflow.job.name", "lineflow-bench-" + runs);
+        args.put("state.checkpoints.dir", workDir.resolve("checkpoints").toUri().toString());
+        for (int i = 0; i < extra.length; i += 2) {
+            args.put(extra[i], extra[i + 1]);
+        }
+        String[] argv =
+                args.entrySet().stream()
+                        .flatMap(e -> Stream.of("--" + e.getKey(), e.getValue()))
+                        .toArray(String[]::new);
+        return JobConfig.load(argv, Map.of(), new Configuration());
+    }
+
+    /** Runs lineflow's job to the end of the pre-loaded topic; returns the wall time in seconds. */
+    public double runLineflow(Configuration conf) throws Exception {
+        StreamExecutionEnvironment env = env();
+        LineflowJob.configure(env, conf);
+        LineflowJob.attach(env, conf, LineflowJob.kafkaSource(conf).setBounded(OffsetsInitializer.latest()).build());
+        long t0 = System.nanoTime();
+        env.executeAsync(conf.get(LineflowOptions.JOB_NAME)).getJobExecutionResult().get();
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    /** Starts lineflow's job without an end (for the checkpoint rows). */
+    public JobClient startLineflow(Configuration conf) throws Exception {
+        StreamExecutionEnvironment env = env();
+        LineflowJob.configure(env, conf);
+        LineflowJob.attach(env, conf, LineflowJob.kafkaSource(conf).build());
+        return env.executeAsync(conf.get(LineflowOptions.JOB_NAME));
+    }
+
+    /**
+     * The same figures in Flink SQL: Kafka table with a JSON format, a 5-minute TUMBLE per device,
+     * JDBC upsert sink; same parallelism, checkpoint interval and state backend (HashMap) as
+     * lineflow. Downtime seconds are left out: carrying an open stop across windows is not a
+     * plain aggregate. Returns the wall time in seconds.
+     */
+    public double runSql(
+            String bootstrap, String topic, String jdbcUrl, String sinkTable, long checkpointIntervalMs)
+            throws Exception {
+        StreamExecutionEnvironment env = env();
+        env.enableCheckpointing(checkpointIntervalMs);
+        env.getCheckpointConfig().setCheckpointStorage(workDir.resolve("checkpoints").toUri().toString());
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.getConfig().set("table.local-time-zone", "UTC");
+        tEnv.getConfig().set("table.exec.source.idle-timeout", "1 min");
+        tEnv.getConfig().set("pipeline.name", "flink-sql-bench-" + (++runs));
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE events ("
+                        + " eventId STRING, deviceId STRING, lineId STRING, `type` STRING,"
+                        + " ts BIGINT, `count` INT, reason STRING,"
+                        + " rt AS TO_TIMESTAMP_LTZ(ts, 3),"
+                        + " WATERMARK FOR rt AS rt - INTERVAL '10' SECOND"
+                        + ") WITH ("
+                        + " 'connector' = 'kafka', 'topic' = '" + topic + "',"
+                        + " 'properties.bootstrap.servers' = '" + bootstrap + "',"
+                        + " 'properties.group.id' = 'bench-sql-" + runs + "',"
+                        + " 'scan.startup.mode' = 'earliest-offset',"
+                        + " 'scan.bounded.mode' = 'latest-offset',"
+                        + " 'format' = 'json', 'json.ignore-parse-errors' = 'true')");
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE stats ("
+                        + " device_id STRING, window_start TIMESTAMP(3), window_end TIMESTAMP(3),"
+                        + " line_id STRING, pieces_produced BIGINT, downtime_count INT,"
+                        + " events_seen BIGINT, first_event_at TIMESTAMP(3), last_event_at TIMESTAMP(3),"
+                        + " PRIMARY KEY (device_id, window_start) NOT ENFORCED"
+                        + ") WITH ("
+                        + " 'connector' = 'jdbc', 'url' = '" + jdbcUrl + "',"
+                        + " 'table-name' = '" + sinkTable + "',"
+                        + " 'sink.buffer-flush.max-rows' = '500', 'sink.buffer-flush.interval' = '1s',"
+                        + " 'sink.max-retries' = '5')");
+        long t0 = System.nanoTime();
+        TableResult result =
+                tEnv.executeSql(
+                        "INSERT INTO stats"
+                                + " SELECT deviceId, window_start, window_end, MAX(lineId),"
+                                + " SUM(CASE WHEN `type` = 'PIECE_PRODUCED' THEN CAST(`count` AS BIGINT) ELSE 0 END),"
+                                + " CAST(SUM(CASE WHEN `type` = 'DOWNTIME_START' THEN 1 ELSE 0 END) AS INT),"
+                                + " COUNT(*), CAST(MIN(rt) AS TIMESTAMP(3)), CAST(MAX(rt) AS TIMESTAMP(3))"
+                                + " FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(rt), INTERVAL '5' MINUTES))"
+                                + " WHERE deviceId IS NOT NULL AND ts IS NOT NULL"
+                                + " AND `type` IN ('PIECE_PRODUCED', 'DOWNTIME_START', 'DOWNTIME_END')"
+                                + " GROUP BY deviceId, window_start, window_end");
+        result.await();
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    private StreamExecutionEnvironment env() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(parallelism);
+        return env;
+    }
+
+    /**
+     * {@code GET /jobs/<id>/checkpoints} from the cluster's REST API; an empty object while the
+     * job is not running yet (the JobManager answers 500 until it is).
+     */
+    public JsonNode checkpointStats(JobID id) throws Exception {
+        if (cluster.getJobStatus(id).get() != JobStatus.RUNNING) {
+            return JSON.createObjectNode();
+        }
+        URI base = cluster.getRestAddress().get();
+        HttpResponse<String> r =
+                http.send(
+                        HttpRequest.newBuilder(base.resolve("/jobs/" + id + "/checkpoints"))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 500 && r.body().contains("initializing")) {
+            return JSON.createObjectNode();
+        }
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException("REST " + r.statusCode() + ": " + r.body());
+        }
+        return JSON.readTree(r.body());
+    }
+
+    @Override
+    public void close() throws Exception {
+        TestStreamEnvironment.unsetAsContext();
+        cluster.close();
+    }
+}

@@ -1,0 +1,139 @@
+package io.lineflow.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** The benchmark's figures and their Markdown table. */
+public final class Report {
+    private final BenchSettings s;
+
+    public final Samples limit = new Samples();
+    public final Samples lineflow = new Samples();
+    public final Samples lineflowPerCpuSecond = new Samples();
+    public final Samples lineflowRatioToLimit = new Samples();
+    public final Samples sql = new Samples();
+    public final Samples lineflowRatioToSql = new Samples();
+    public boolean lineflowExact = true;
+    public boolean sqlExact = true;
+    public final List<CheckpointCost.Result> checkpoints = new ArrayList<>();
+    /** Seconds per window close, keyed {@code plain:<devices>} or {@code rewrite:<devices>}. */
+    public final Map<String, Samples> sink = new LinkedHashMap<>();
+    /** The reconciler's own report, or why there is none. */
+    public String reconciler;
+
+    Report(BenchSettings s) {
+        this.s = s;
+    }
+
+    /** The table. Ratios are medians of per-run ratios (each run's rows ran back to back). */
+    public String render(String machine, String date) {
+        int cores = Runtime.getRuntime().availableProcessors();
+        StringBuilder b = new StringBuilder();
+        b.append("# lineflow benchmark\n\n");
+        b.append("Date: ").append(date).append("  \nMachine: ").append(machine).append("  \n");
+        b.append("Workload: ").append(s).append("\n\n");
+        b.append("| # | what | median | spread (min – max, n) | ratio |\n");
+        b.append("|---|---|---|---|---|\n");
+        row(b, "1", "consume limit: " + s.parallelism + " plain Kafka consumer thread(s), every event parsed",
+                rate(limit), spread(limit, "ev/s"), "1.00 (the limit)");
+        row(b, "2", "lineflow job: Kafka source → dedup → windows → downtime → PostgreSQL upsert"
+                        + (lineflowExact ? " (table checked: exact)" : " (**table NOT exact**)"),
+                rate(lineflow), spread(lineflow, "ev/s"),
+                fmt("%.2f of (1)", lineflowRatioToLimit.median()));
+        if (!sql.isEmpty()) {
+            row(b, "3", "Flink SQL: Kafka table → TUMBLE 5 min GROUP BY device → JDBC upsert"
+                            + " (no dedup, no rejected table, no downtime seconds)"
+                            + (sqlExact ? " (table checked)" : " (**table NOT complete**)"),
+                    rate(sql), spread(sql, "ev/s"),
+                    fmt("lineflow = %.2f × SQL", lineflowRatioToSql.median()));
+        } else {
+            row(b, "3", "Flink SQL", "skipped (--sql false)", "", "");
+        }
+        row(b, "4a", "lineflow events/s per core (row 2 ÷ " + cores + " cores; broker in the same JVM)",
+                rate(lineflow.median() / cores), "", "");
+        row(b, "4b", "lineflow events per CPU-second of the whole JVM (broker and PostgreSQL client included)",
+                rate(lineflowPerCpuSecond), spread(lineflowPerCpuSecond, "ev/CPU-s"), "");
+        for (CheckpointCost.Result cp : checkpoints) {
+            String name = cp.backend.equals("rocksdb") ? "RocksDB incremental" : "HashMap";
+            if (cp.durationMs.isEmpty()) {
+                row(b, "5", "checkpoint, " + name, "no completed checkpoint", "", "");
+                continue;
+            }
+            row(b, "5", String.format(Locale.ROOT,
+                            "checkpoint, %s, %,d devices with an open window: duration p50 / p99", name,
+                            s.checkpointDevices),
+                    fmt("%.0f ms / %.0f ms", cp.durationMs.median(), p99(cp.durationMs)),
+                    spread(cp.durationMs, "ms"),
+                    "full " + bytes(cp.fullSize.median()) + ", written " + bytes(cp.checkpointedSize.median()));
+        }
+        sink.forEach(
+                (key, seconds) -> {
+                    boolean rewrite = key.startsWith("rewrite:");
+                    int devices = Integer.parseInt(key.substring(key.indexOf(':') + 1));
+                    row(b, "6", String.format(Locale.ROOT,
+                                    "sink: upsert one window close, %,d devices (%d connections, batch 500%s)",
+                                    devices, s.parallelism, rewrite ? ", reWriteBatchedInserts=true" : ""),
+                            fmt("%.2f s", seconds.median()), spread(seconds, "s"),
+                            rate(devices / seconds.median()).replace("ev/s", "rows/s"));
+                });
+        b.append("\n");
+        b.append("(7) Reconciler: ").append(reconciler == null ? "not measured" : reconciler).append("\n");
+        return b.toString();
+    }
+
+    private static void row(StringBuilder b, String n, String what, String median, String spread, String ratio) {
+        b.append("| ").append(n).append(" | ").append(what).append(" | ").append(median).append(" | ")
+                .append(spread).append(" | ").append(ratio).append(" |\n");
+    }
+
+    private static String rate(Samples x) {
+        return x.isEmpty() ? "–" : rate(x.median());
+    }
+
+    private static String rate(double perSecond) {
+        return String.format(Locale.ROOT, "%,.0f ev/s", perSecond);
+    }
+
+    private static String spread(Samples x, String unit) {
+        if (x.isEmpty()) {
+            return "";
+        }
+        String f = unit.equals("s") ? "%.2f" : "%,.0f";
+        return String.format(Locale.ROOT, "±%.0f%% (" + f + " – " + f + " %s, n=%d)",
+                x.spreadPercent(), x.min(), x.max(), unit, x.size());
+    }
+
+    private static String fmt(String f, Object... args) {
+        return String.format(Locale.ROOT, f, args);
+    }
+
+    /** The 99th percentile (nearest rank): with few samples, the largest. */
+    static double p99(Samples x) {
+        return x.max();
+    }
+
+    static String bytes(double b) {
+        if (b >= 1 << 20) {
+            return String.format(Locale.ROOT, "%.1f MiB", b / (1 << 20));
+        }
+        return String.format(Locale.ROOT, "%.0f KiB", b / 1024);
+    }
+
+    static String readReconciler(Path file) {
+        if (file == null) {
+            return "not measured in this run (`make bench` measures it in its own JVM).";
+        }
+        try {
+            return "one pass in its own JVM (reconciler ScaleTest: fabric8 mock API server in CRUD mode,"
+                    + " fake Flink REST and Kafka):\n\n```\n" + Files.readString(file).trim() + "\n```\n";
+        } catch (Exception e) {
+            return "not measured: " + file + " is missing (" + e.getClass().getSimpleName()
+                    + "); the reconciler's ScaleTest did not run.";
+        }
+    }
+}
