@@ -6,9 +6,11 @@
 # and runs with Debian's etcd. Packages are fetched with apt-get through a private apt config
 # and unpacked (never installed), so the system's apt setup and packages stay as they are.
 #
-# The build is cached in $LINEFLOW_K8S_CACHE (default: the project's .cache/k8s). Point it at a
-# folder outside the clone (e.g. /var/cache/lineflow-k8s) to let every clone on a machine, CI's
-# included, reuse one build. Builds are serialised with a lock, so concurrent clones are safe.
+# The build is cached in $LINEFLOW_K8S_CACHE (default: the project's .cache/k8s, git-ignored).
+# A finished build is also published to a machine-wide folder, $LINEFLOW_K8S_SHARED_CACHE
+# (default ~/.cache/lineflow/k8s; set it empty to switch this off), from which a fresh clone in
+# another folder (CI's) copies it instead of building again. Builds are serialised with a lock,
+# so concurrent clones are safe.
 #
 # Usage:
 #   scripts/k8s-test-env.sh build            build and cache kube-apiserver + etcd (idempotent)
@@ -26,6 +28,7 @@ CACHE="${LINEFLOW_K8S_CACHE:-$ROOT/.cache/k8s}"
 # Everything that changes the binaries is in the key, so a changed recipe builds afresh.
 RECIPE="k8s-$K8S_VERSION-go1.19-r1"
 OUT="$CACHE/$RECIPE"
+SHARED="${LINEFLOW_K8S_SHARED_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/lineflow/k8s}"
 APISERVER="$OUT/bin/kube-apiserver"
 ETCD="$OUT/bin/etcd"
 log() { echo "k8s-test-env: $*" >&2; }
@@ -61,6 +64,13 @@ build() {
     flock 9
   fi
   [[ -x "$APISERVER" && -x "$ETCD" ]] && return 0
+  if [[ -n "$SHARED" && -x "$SHARED/$RECIPE/bin/kube-apiserver" && -x "$SHARED/$RECIPE/bin/etcd" ]]; then
+    mkdir -p "$OUT/bin"
+    cp "$SHARED/$RECIPE/bin/etcd" "$ETCD.part" && mv "$ETCD.part" "$ETCD"
+    cp "$SHARED/$RECIPE/bin/kube-apiserver" "$APISERVER.part" && mv "$APISERVER.part" "$APISERVER"
+    log "reused the build in $SHARED/$RECIPE (machine-wide cache)"
+    return 0
+  fi
   command -v apt-get >/dev/null || die "apt-get is needed (Debian/Ubuntu) to fetch Go, etcd and the Kubernetes sources"
   local start=$SECONDS work="$OUT.build"
   rm -rf "$work" && mkdir -p "$work/deb" "$work/src"
@@ -91,7 +101,20 @@ build() {
   mv "$ETCD.part" "$ETCD" && mv "$APISERVER.part" "$APISERVER"
   echo "$((SECONDS - start))" > "$OUT/build-seconds"
   rm -rf "$work"
+  publish
   log "built in $((SECONDS - start)) s: $APISERVER, $ETCD"
+}
+
+# Copies the build to the machine-wide cache (best effort: a read-only one is no failure).
+publish() {
+  [[ -n "$SHARED" && "$SHARED/$RECIPE" != "$OUT" ]] || return 0
+  local tmp
+  mkdir -p "$SHARED" 2>/dev/null && tmp="$(mktemp -d "$SHARED/.publish.XXXXXX" 2>/dev/null)" && chmod 755 "$tmp" || return 0
+  if cp -r "$OUT/bin" "$tmp/bin" && [[ ! -e "$SHARED/$RECIPE" ]] && mv "$tmp" "$SHARED/$RECIPE"; then
+    log "published the build to $SHARED/$RECIPE for other clones on this machine"
+  else
+    rm -rf "$tmp"
+  fi
 }
 
 # --- run --------------------------------------------------------------------------------------
@@ -221,7 +244,7 @@ EOF
 cmd="${1:-start}"
 STATE="$(mkdir -p "${2:-$ROOT/.cache/k8s-env}" && cd "${2:-$ROOT/.cache/k8s-env}" && pwd)"
 case "$cmd" in
-  build) build ;;
+  build) build; publish ;;
   start) start ;;
   stop) stop ;;
   status) status ;;
