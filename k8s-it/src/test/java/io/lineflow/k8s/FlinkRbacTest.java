@@ -143,6 +143,21 @@ class FlinkRbacTest {
     }
 
     @Test
+    void aKubeconfigOfTheFlinkAccountServesProcessesOutsideTheTests() {
+        String kubeconfig = env.kubeconfigFor(ns, SA).toString();
+        String cache = Repo.TARGET.resolve("kubectl-cache").toString();
+
+        Repo.Result cms = Repo.exec(null, List.of(Repo.KUBECTL.toString(), "--kubeconfig", kubeconfig, "--cache-dir", cache,
+                "get", "configmaps", "-o", "name"));
+        Repo.Result secrets = Repo.exec(null, List.of(Repo.KUBECTL.toString(), "--kubeconfig", kubeconfig, "--cache-dir", cache,
+                "get", "secrets"));
+
+        assertThat(cms.ok()).as(cms.err()).isTrue();
+        assertThat(secrets.ok()).isFalse();
+        assertThat(secrets.err()).contains("system:serviceaccount:" + ns + ":" + SA).contains("forbidden");
+    }
+
+    @Test
     void theManifestsBindNothingClusterWide() {
         List<String> kinds = Manifests.parse(Repo.kustomize(Repo.ROOT.resolve("manifests/rbac"))).stream()
                 .map(o -> o.path("kind").asText()).toList();

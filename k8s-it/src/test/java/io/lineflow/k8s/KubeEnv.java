@@ -115,6 +115,33 @@ public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
         return client(request.getStatus().getToken(), namespace);
     }
 
+    /**
+     * Writes a kubeconfig for ServiceAccount {@code namespace/name} (TokenRequest token, 1 h), for
+     * processes outside this JVM, e.g. local JobManagers with {@code high-availability.type:
+     * kubernetes} ({@code kubernetes.config.file}).
+     */
+    public Path kubeconfigFor(String namespace, String serviceAccount) {
+        TokenRequest request = admin.serviceAccounts().inNamespace(namespace).withName(serviceAccount)
+                .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build());
+        String yaml = String.join("\n",
+                "apiVersion: v1",
+                "kind: Config",
+                "clusters: [{name: lineflow-test, cluster: {server: \"" + server + "\", certificate-authority: \"" + ca + "\"}}]",
+                "users: [{name: " + serviceAccount + ", user: {token: \"" + request.getStatus().getToken() + "\"}}]",
+                "contexts: [{name: lineflow-test, context: {cluster: lineflow-test, user: " + serviceAccount
+                        + ", namespace: " + namespace + "}}]",
+                "current-context: lineflow-test",
+                "");
+        try {
+            Path file = Repo.TARGET.resolve("kubeconfigs").resolve(namespace + "-" + serviceAccount + ".yaml");
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, yaml);
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Runs the pinned kubectl against this server as admin. */
     public Repo.Result kubectl(String stdin, String... args) {
         List<String> command = new ArrayList<>(List.of(Repo.KUBECTL.toString(),
