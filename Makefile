@@ -46,6 +46,11 @@ run: ## Run the job locally on embedded Kafka and PostgreSQL with a line simulat
 	cd job && exec $(JAVA) $(JAVA_OPENS) -Dlog4j2.configurationFile=target/test-classes/local-run-log4j2.properties \
 	  -Dlog.file=target/local-run-logs/flink.log -cp "target/test-classes:target/classes:$$(cat target/run.classpath)" io.lineflow.local.LocalRun $(RUN_ARGS)
 
+.PHONY: migrate
+migrate: ## Apply the schema migrations to LINEFLOW_JDBC_URL (user/password from LINEFLOW_JDBC_USER/_PASSWORD).
+	$(MVN) -q -pl job -DskipTests test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/run.classpath
+	cd job && exec $(JAVA) -cp "target/classes:$$(cat target/run.classpath)" io.lineflow.job.schema.MigrateSchema $(MIGRATE_ARGS)
+
 .PHONY: drill
 drill: ## Run the full restart drill: every fault at three points, plus both negative controls (DRILL_ARGS=...).
 	$(MVN) -q -pl job,drill -DskipTests package

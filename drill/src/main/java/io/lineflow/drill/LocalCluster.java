@@ -95,7 +95,7 @@ final class LocalCluster implements AutoCloseable {
     void startServices() {
         startZooKeeper();
         startKafka();
-        startPostgres(true);
+        startPostgres();
     }
 
     private void startZooKeeper() {
@@ -128,8 +128,13 @@ final class LocalCluster implements AutoCloseable {
         startKafka();
     }
 
-    void startPostgres(boolean clean) {
-        postgres = EmbeddedPostgresServer.start(dir.resolve("postgres"), pgPort, clean);
+    /**
+     * Starts PostgreSQL on the cluster's port and data directory. The directory is never cleaned
+     * by the server itself (a server started with cleaning deletes its data when it stops, which
+     * would turn an outage into data loss); each scenario starts in an empty folder instead.
+     */
+    void startPostgres() {
+        postgres = EmbeddedPostgresServer.start(dir.resolve("postgres"), pgPort, false);
     }
 
     void stopPostgres() throws IOException {
@@ -192,6 +197,8 @@ final class LocalCluster implements AutoCloseable {
         c.put("heartbeat.interval", "2000");
         c.put("heartbeat.timeout", "8000");
         c.put("taskmanager.numberOfTaskSlots", "2");
+        // Spread the job over both TaskManagers, so that killing either one hits it.
+        c.put("cluster.evenly-spread-out-slots", "true");
         c.put("jobmanager.memory.process.size", "768m");
         c.put("taskmanager.memory.process.size", "1280m");
         c.put("restart-strategy.type", "exponential-delay");

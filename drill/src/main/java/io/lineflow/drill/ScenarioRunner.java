@@ -22,9 +22,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -193,7 +195,7 @@ final class ScenarioRunner {
                 cluster.stopPostgres();
                 log.accept("  PostgreSQL stopped for 15 s");
                 FlinkRest.sleep(15_000);
-                cluster.startPostgres(false);
+                cluster.startPostgres();
                 log.accept("  PostgreSQL back");
                 break;
             case KAFKA_RESTART:
@@ -213,27 +215,30 @@ final class ScenarioRunner {
         }
     }
 
-    /** Measures injection → RUNNING again and injection → first new window row. */
+    /**
+     * Measures injection → job RUNNING again with every task running, and the output gap:
+     * injection → the first window row written once the job runs again (rows the dying job still
+     * wrote do not count). A job that shows no restart within 30 s rode the fault out.
+     */
     private void timeline(LocalCluster cluster, String jobId, long injectedAt, ScenarioResult result) {
-        long deadline = System.currentTimeMillis() + Duration.ofMinutes(3).toMillis();
+        long deadline = injectedAt + Duration.ofMinutes(3).toMillis();
         boolean interrupted = false;
-        while (System.currentTimeMillis() < deadline && (result.recoveryMillis == null || result.outputGapMillis == null)) {
+        long outputAfter = injectedAt;
+        while (System.currentTimeMillis() < deadline) {
             long now = System.currentTimeMillis();
-            if (result.recoveryMillis == null) {
-                Optional<FlinkRest.JobStatus> s = cluster.anyRest().flatMap(b -> rest.job(b, jobId));
-                if (s.isEmpty() || !s.get().running()) {
-                    interrupted = true;
-                } else if (s.get().runningSince >= injectedAt || interrupted) {
-                    result.recoveryMillis = now - injectedAt;
-                } else if (result.outputGapMillis != null) {
-                    break; // never stopped running, and output has resumed
-                }
+            Optional<FlinkRest.JobStatus> s = cluster.anyRest().flatMap(b -> rest.job(b, jobId));
+            if (s.isEmpty() || !s.get().running()) {
+                interrupted = true;
+            } else if (result.recoveryMillis == null && (interrupted || s.get().runningSince >= injectedAt)) {
+                interrupted = true;
+                result.recoveryMillis = now - injectedAt;
+                outputAfter = Math.max(injectedAt, s.get().runningSince);
             }
-            if (result.outputGapMillis == null) {
-                Long newest = newestRowUpdate(cluster);
-                if (newest != null && newest > injectedAt) {
-                    result.outputGapMillis = newest - injectedAt;
-                }
+            boolean settled = result.recoveryMillis != null || (!interrupted && now - injectedAt > 30_000);
+            Long first = settled ? firstRowWrittenAfter(cluster, outputAfter) : null;
+            if (first != null) {
+                result.outputGapMillis = first - injectedAt;
+                return;
             }
             FlinkRest.sleep(250);
         }
@@ -308,6 +313,20 @@ final class ScenarioRunner {
             if (!rejected.equals(input.rejections)) {
                 result.problems.add("REJECTED expected " + input.rejections + ", got " + rejected);
             }
+        }
+    }
+
+    private static Long firstRowWrittenAfter(LocalCluster cluster, long after) {
+        try (Connection c = cluster.postgres().connect();
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT min(updated_at) FROM device_window_stats WHERE updated_at > ?")) {
+            s.setTimestamp(1, new Timestamp(after));
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getTimestamp(1) == null ? null : rs.getTimestamp(1).getTime();
+            }
+        } catch (SQLException | RuntimeException e) {
+            return null;
         }
     }
 
