@@ -28,7 +28,7 @@ CACHE="${LINEFLOW_K8S_CACHE:-$ROOT/.cache/k8s}"
 # Everything that changes the binaries is in the key, so a changed recipe builds afresh.
 RECIPE="k8s-$K8S_VERSION-go1.19-r1"
 OUT="$CACHE/$RECIPE"
-SHARED="${LINEFLOW_K8S_SHARED_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/lineflow/k8s}"
+SHARED="${LINEFLOW_K8S_SHARED_CACHE-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/lineflow/k8s}"
 APISERVER="$OUT/bin/kube-apiserver"
 ETCD="$OUT/bin/etcd"
 log() { echo "k8s-test-env: $*" >&2; }
