@@ -7,7 +7,6 @@ import io.lineflow.job.event.RejectedEvent;
 
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -15,11 +14,19 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Passes each {@code eventId} of a device once within the dedup horizon; repeats (e.g. producer
- * retries) go to {@link #DUPLICATES} so they are kept, not dropped. The seen ids expire by state
- * TTL, so the state stays bounded by the event rate times the horizon.
+ * retries) go to {@link #DUPLICATES} so they are kept, not dropped.
+ *
+ * <p>Each device keeps its seen ids with the processing time at which they expire. Expiry is swept
+ * by a processing-time timer per device, at most {@link #SWEEPS_PER_HORIZON} times per horizon,
+ * rather than by state TTL: TTL's incremental cleanup re-copies a device's whole map of ids on the
+ * heap backend at every state access, which cost most of the job's CPU. An id older than the
+ * horizon counts as unseen even before the sweep removes it.
  */
 public class DeduplicateEvents extends KeyedProcessFunction<String, DeviceEvent, DeviceEvent> {
     private static final long serialVersionUID = 1L;
@@ -27,35 +34,33 @@ public class DeduplicateEvents extends KeyedProcessFunction<String, DeviceEvent,
     public static final OutputTag<RejectedEvent> DUPLICATES =
             new OutputTag<>("duplicates", Types.POJO(RejectedEvent.class));
 
-    private final Duration horizon;
-    private transient MapState<String, Boolean> seen;
+    /** State holds ids for at most horizon × (1 + 1/SWEEPS_PER_HORIZON). */
+    static final int SWEEPS_PER_HORIZON = 4;
+
+    private final long horizonMillis;
+    private final long sweepEvery;
+    private transient MapState<String, Long> expiryById;
 
     public DeduplicateEvents(Duration horizon) {
-        this.horizon = horizon;
+        this.horizonMillis = horizon.toMillis();
+        this.sweepEvery = Math.max(1, horizonMillis / SWEEPS_PER_HORIZON);
     }
 
     @Override
     public void open(Configuration parameters) {
-        MapStateDescriptor<String, Boolean> descriptor =
-                new MapStateDescriptor<>("seen-event-ids", Types.STRING, Types.BOOLEAN);
-        descriptor.enableTimeToLive(
-                StateTtlConfig.newBuilder(horizon)
-                        .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
-                        .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
-                        .cleanupFullSnapshot()
-                        // One device per state access, not ten: on the heap backend each visit
-                        // copies that device's whole map of seen ids, so ten cost 85% of the CPU.
-                        // Expired ids are never returned either way; this only paces the cleanup.
-                        .cleanupIncrementally(1, false)
-                        .cleanupInRocksdbCompactFilter(1000)
-                        .build());
-        seen = getRuntimeContext().getMapState(descriptor);
+        expiryById =
+                getRuntimeContext()
+                        .getMapState(
+                                new MapStateDescriptor<>(
+                                        "event-id-expiry", Types.STRING, Types.LONG));
     }
 
     @Override
     public void processElement(DeviceEvent event, Context ctx, Collector<DeviceEvent> out)
             throws Exception {
-        if (seen.contains(event.eventId)) {
+        long now = ctx.timerService().currentProcessingTime();
+        Long expiry = expiryById.get(event.eventId);
+        if (expiry != null && expiry > now) {
             ctx.output(
                     DUPLICATES,
                     new RejectedEvent(
@@ -67,7 +72,25 @@ public class DeduplicateEvents extends KeyedProcessFunction<String, DeviceEvent,
                             "eventId " + event.eventId + " already counted"));
             return;
         }
-        seen.put(event.eventId, Boolean.TRUE);
+        long expires = now + horizonMillis;
+        expiryById.put(event.eventId, expires);
+        // Rounded up to the sweep period: one timer per device and period, however many events.
+        ctx.timerService().registerProcessingTimeTimer(expires - Math.floorMod(expires, sweepEvery) + sweepEvery);
         out.collect(event);
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<DeviceEvent> out)
+            throws Exception {
+        List<String> expired = new ArrayList<>();
+        for (Map.Entry<String, Long> e : expiryById.entries()) {
+            if (e.getValue() <= timestamp) {
+                expired.add(e.getKey());
+            }
+        }
+        // remove(), not the iterator's: it also drops the device's map once it is empty
+        for (String id : expired) {
+            expiryById.remove(id);
+        }
     }
 }

@@ -54,14 +54,22 @@ class DeduplicateEventsTest {
     }
 
     @Test
-    void forgetsIdsAfterTheHorizon() throws Exception {
+    void forgetsIdsAfterTheHorizonAndDropsTheirState() throws Exception {
         try (var h = harness()) {
-            h.setStateTtlProcessingTime(0);
+            h.setProcessingTime(0);
             h.processElement(record(piece("e1", "d1", 1, 1), 0));
-            h.setStateTtlProcessingTime(Duration.ofMinutes(11).toMillis());
-            h.processElement(record(piece("e1", "d1", 1, 1), 1));
-            assertThat(h.extractOutputValues()).hasSize(2);
-            assertThat(h.getSideOutput(DeduplicateEvents.DUPLICATES)).isNullOrEmpty();
+            h.setProcessingTime(Duration.ofMinutes(5).toMillis());
+            h.processElement(record(piece("e1", "d1", 1, 1), 1)); // within 10 min: a repeat
+            assertThat(h.numKeyedStateEntries()).isEqualTo(1);
+
+            h.setProcessingTime(Duration.ofMinutes(10).toMillis() + 1);
+            h.processElement(record(piece("e1", "d1", 1, 1), 2)); // past it: counted again
+            assertThat(h.extractOutputValues()).extracting(e -> e.offset).containsExactly(0L, 2L);
+            assertThat(h.getSideOutput(DeduplicateEvents.DUPLICATES)).hasSize(1);
+
+            // The sweep after the last expiry removes every id, and with them the device's state.
+            h.setProcessingTime(Duration.ofMinutes(30).toMillis());
+            assertThat(h.numKeyedStateEntries()).isZero();
         }
     }
 }
