@@ -28,10 +28,15 @@ final class Scenario {
         return new Scenario(fault.id + "@" + Math.round(injectAt * 100) + "%", fault, injectAt, List.of(), false);
     }
 
-    /** Checkpointing off and reading from the latest offset: a restart loses input. */
+    /**
+     * Checkpointing off and reading from the latest offset, then a JobManager failover: the new
+     * leader starts the job afresh, its window state gone and its input skipped to the end. (A
+     * TaskManager loss alone is not enough: the surviving JobManager hands the failed readers their
+     * splits back from the offsets they started at, so the whole input is read again.)
+     */
     static Scenario noCheckpointsControl() {
         return new Scenario(
-                "control:no-checkpoints", Fault.TM_KILL, 0.5,
+                "control:no-checkpoints", Fault.JM_FAILOVER, 0.5,
                 List.of("--lineflow.checkpointing.enabled", "false", "--lineflow.kafka.starting-offsets", "LATEST"),
                 true);
     }
