@@ -47,7 +47,7 @@ class FlinkLeaderElectionTest {
 
     private Contender start(Path kubeconfig, String ns, String identity) {
         List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), LeaderContender.class.getName(),
+                "-Djava.io.tmpdir=" + Repo.TARGET, "-cp", System.getProperty("java.class.path"), LeaderContender.class.getName(),
                 kubeconfig.toString(), ns, CLUSTER_ID, identity);
         try {
             Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
