@@ -94,7 +94,7 @@ render: tools ## Print the manifests of overlay ENV (IMAGE=… replaces the job 
 	scripts/render.sh "$(ENV)" $(IMAGE)
 
 .PHONY: validate
-validate: ## Render every overlay and validate every object against its schema, plus the image layout.
+validate: lint ## Render every overlay, validate every object against its schema and the image layout, and lint it.
 	$(MVN) -pl deploy verify
 
 .PHONY: image

@@ -32,11 +32,13 @@ final class Scenario {
      * Checkpointing off and reading from the latest offset, then a JobManager failover: the new
      * leader starts the job afresh, its window state gone and its input skipped to the end. (A
      * TaskManager loss alone is not enough: the surviving JobManager hands the failed readers their
-     * splits back from the offsets they started at, so the whole input is read again.)
+     * splits back from the offsets they started at, so the whole input is read again.) Injected
+     * early: the old TaskManagers keep working for ~10 s until they learn of the new leader, and
+     * input must still be arriving after that.
      */
     static Scenario noCheckpointsControl() {
         return new Scenario(
-                "control:no-checkpoints", Fault.JM_FAILOVER, 0.5,
+                "control:no-checkpoints", Fault.JM_FAILOVER, 0.25,
                 List.of("--lineflow.checkpointing.enabled", "false", "--lineflow.kafka.starting-offsets", "LATEST"),
                 true);
     }

@@ -15,7 +15,6 @@ class ShortDrillIT {
     @Test
     void tmKillAndJmFailoverStayExactAndTheNoCheckpointControlIsCaught() throws Exception {
         ScenarioRunner.Settings settings = Drill.settingsFromSystemProperties();
-        settings.windows = 24;
         List<ScenarioResult> results =
                 Drill.run(
                         settings,
