@@ -11,6 +11,7 @@ import io.lineflow.reconciler.act.EventPublisher;
 import io.lineflow.reconciler.act.Metrics;
 import io.lineflow.reconciler.act.Remediator;
 import io.lineflow.reconciler.act.SummaryPublisher;
+import io.lineflow.reconciler.audit.AuditCommand;
 import io.lineflow.reconciler.cli.Args;
 import io.lineflow.reconciler.cli.CheckCommand;
 import io.lineflow.reconciler.cli.LintCommand;
@@ -53,6 +54,7 @@ public final class Main {
                 case "run" -> runController(rest);
                 case "check" -> CheckCommand.run(rest, System.out);
                 case "lint" -> LintCommand.run(rest, System.in, System.out, System.err);
+                case "audit" -> AuditCommand.run(rest, System.out);
                 case "options" -> {
                     for (ConfigOption<?> o : ReconcilerOptions.all()) {
                         System.out.printf("%s (default: %s)%n    %s%n", o.key(), ReconcilerOptions.defaultText(o), ReconcilerOptions.describe(o));
@@ -73,6 +75,7 @@ public final class Main {
                 + "  run   [--set key=value]...            watch FlinkDeployments, publish Events/summary/metrics, remediate (opt-in)\n"
                 + "  check ...                              one pass; exit 0 ok/info, 1 warning, 2 critical\n"
                 + "  lint  [--output table|json] FILE|-    spec checks on rendered manifests (GitOps gate)\n"
+                + "  audit --bootstrap H:P --jdbc-url URL  recount closed windows from Kafka, diff against PostgreSQL\n"
                 + "  options                                list every setting with its default\n"
                 + "settings: --set lineflow.reconciler.<key>=<value>, or env LINEFLOW_RECONCILER_<KEY>=<value>");
     }

@@ -51,11 +51,20 @@ public final class Args {
         return settings;
     }
 
+    /** A named option that must be given. */
+    public String require(String name) {
+        String v = options.get(name);
+        if (v == null) {
+            throw new UsageException("--" + name + " is required");
+        }
+        return v;
+    }
+
     String get(String name) {
         return options.get(name);
     }
 
-    String get(String name, String fallback) {
+    public String get(String name, String fallback) {
         return options.getOrDefault(name, fallback);
     }
 

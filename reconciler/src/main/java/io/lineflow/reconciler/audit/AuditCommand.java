@@ -1,0 +1,162 @@
+package io.lineflow.reconciler.audit;
+
+import io.lineflow.reconciler.cli.Args;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * `audit`: recounts every closed window from the Kafka topic ({@link WindowRecount}) and diffs
+ * the result against {@code device_window_stats}: missing, extra and wrong rows, each wrong cell
+ * with both values. Exit 0 when the table matches, 2 when it does not.
+ */
+public final class AuditCommand {
+    public static final String USAGE =
+            "audit --bootstrap HOST:PORT --jdbc-url URL [--jdbc-user U] [--topic device-events]\n"
+                    + "      [--window 5m] [--lateness 1m] [--out-of-orderness 10s]   (password: env LINEFLOW_JDBC_PASSWORD)";
+
+    private AuditCommand() {}
+
+    public static int run(String[] argv, PrintStream out) throws SQLException {
+        Args a = Args.parse(argv,
+                Set.of("bootstrap", "jdbc-url", "jdbc-user", "topic", "window", "lateness", "out-of-orderness"), Set.of());
+        String bootstrap = a.require("bootstrap");
+        String url = a.require("jdbc-url");
+        long window = duration(a.get("window", "5m"));
+        WindowRecount.Result recount = WindowRecount.recount(
+                read(bootstrap, a.get("topic", "device-events")), window,
+                duration(a.get("lateness", "1m")), duration(a.get("out-of-orderness", "10s")));
+        Map<String, WindowRecount.Row> table;
+        try (Connection c = DriverManager.getConnection(url, dbProps(a.get("jdbc-user", null)))) {
+            table = readTable(c, recount.closedBefore(), window);
+        }
+        List<String> problems = diff(recount.rows(), table);
+        out.printf("audit: %d events counted from Kafka (%d invalid, %d repeated ids, %d late left out);"
+                        + " %d closed windows recounted, %d rows in the table%n",
+                recount.counted(), recount.invalid(), recount.duplicates(), recount.late(), recount.rows().size(), table.size());
+        problems.forEach(out::println);
+        out.println(problems.isEmpty() ? "audit: the table matches the topic" : "audit: " + problems.size() + " discrepancies");
+        return problems.isEmpty() ? 0 : 2;
+    }
+
+    /** Every difference: {@code MISSING}, {@code EXTRA}, or {@code WRONG key column: expected x, got y}. */
+    public static List<String> diff(Map<String, WindowRecount.Row> expected, Map<String, WindowRecount.Row> actual) {
+        List<String> problems = new ArrayList<>();
+        expected.forEach((key, want) -> {
+            WindowRecount.Row got = actual.get(key);
+            if (got == null) {
+                problems.add("MISSING " + key);
+                return;
+            }
+            cell(problems, key, "pieces_produced", want.pieces(), got.pieces());
+            cell(problems, key, "downtime_count", want.downtimeCount(), got.downtimeCount());
+            cell(problems, key, "downtime_ms", want.downtimeMillis(), got.downtimeMillis());
+            cell(problems, key, "events_seen", want.events(), got.events());
+            cell(problems, key, "first_event_at", want.firstTs(), got.firstTs());
+            cell(problems, key, "last_event_at", want.lastTs(), got.lastTs());
+            cell(problems, key, "line_id", want.lineId(), got.lineId());
+        });
+        actual.keySet().stream().filter(k -> !expected.containsKey(k)).forEach(k -> problems.add("EXTRA " + k));
+        return problems;
+    }
+
+    private static void cell(List<String> problems, String key, String column, Object want, Object got) {
+        if (!Objects.equals(want, got)) {
+            problems.add("WRONG " + key + " " + column + ": expected " + want + ", got " + got);
+        }
+    }
+
+    /** The whole topic, partition by partition, up to the end offsets as of now. */
+    private static List<WindowRecount.Input> read(String bootstrap, String topic) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        List<WindowRecount.Input> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (PartitionInfo p : consumer.partitionsFor(topic, Duration.ofSeconds(30))) {
+                partitions.add(new TopicPartition(topic, p.partition()));
+            }
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofSeconds(1))) {
+                    if (r.offset() < end.get(new TopicPartition(topic, r.partition()))) {
+                        records.add(new WindowRecount.Input(r.partition(), r.key(), r.value()));
+                    }
+                }
+            }
+        }
+        return records;
+    }
+
+    /** The table's rows of the windows the recount covers: those ending by {@code closedBefore}. */
+    private static Map<String, WindowRecount.Row> readTable(Connection c, long closedBefore, long window) throws SQLException {
+        Map<String, WindowRecount.Row> rows = new TreeMap<>();
+        try (PreparedStatement s = c.prepareStatement(
+                "SELECT device_id, line_id, window_start, pieces_produced, downtime_count, downtime_seconds, events_seen,"
+                        + " first_event_at, last_event_at FROM device_window_stats WHERE window_start <= ?")) {
+            s.setTimestamp(1, new Timestamp(closedBefore + 1 - window));
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    WindowRecount.Row r = new WindowRecount.Row(rs.getString(1), rs.getString(2), rs.getTimestamp(3).getTime(),
+                            rs.getLong(4), rs.getInt(5), rs.getBigDecimal(6).movePointRight(3).longValueExact(), rs.getLong(7),
+                            millis(rs.getTimestamp(8)), millis(rs.getTimestamp(9)));
+                    rows.put(r.key(), r);
+                }
+            }
+        }
+        return rows;
+    }
+
+    private static Long millis(Timestamp t) {
+        return t == null ? null : t.getTime();
+    }
+
+    private static Properties dbProps(String user) {
+        Properties p = new Properties();
+        if (user != null) {
+            p.setProperty("user", user);
+        }
+        String password = System.getenv("LINEFLOW_JDBC_PASSWORD");
+        if (password != null) {
+            p.setProperty("password", password);
+        }
+        return p;
+    }
+
+    static long duration(String text) {
+        String t = text.trim();
+        long n = Long.parseLong(t.replaceAll("[a-z]+$", ""));
+        return switch (t.replaceAll("^[0-9]+", "")) {
+            case "ms" -> n;
+            case "s" -> n * 1000;
+            case "m" -> n * 60_000;
+            case "h" -> n * 3_600_000;
+            default -> throw new Args.UsageException("duration " + text + ": expected e.g. 500ms, 10s, 5m, 1h");
+        };
+    }
+}
