@@ -71,7 +71,7 @@ BENCH_JAVA_OPTS ?= -Xmx6g
 BENCH_RECONCILER ?= true
 
 .PHONY: bench
-bench: ## Throughput vs the Kafka consume limit and Flink SQL, checkpoint, sink and reconciler cost (BENCH_ARGS="--events 500000"); table in bench/target/bench-report.md.
+bench: job-install ## Throughput vs the Kafka consume limit and Flink SQL, checkpoint, sink and reconciler cost (BENCH_ARGS="--events 500000"); table in bench/target/bench-report.md.
 	$(MVN) -q -pl bench -am -DskipTests package
 	rm -f reconciler/target/scale-report.txt
 	@if [ "$(BENCH_RECONCILER)" = true ]; then \
@@ -138,12 +138,17 @@ CHECK_ARGS ?= --namespace $(NAMESPACE)
 RECONCILER_IMAGE ?=
 RECONCILER_BASE_IMAGE ?= eclipse-temurin:17-jre
 
+.PHONY: job-install
+job-install: ## Install the job and its test-jar in the local Maven repository (the reconciler's audit tests use it).
+	$(MVN) -q -N install
+	$(MVN) -q -pl job -DskipTests install
+
 .PHONY: reconciler-build
-reconciler-build: ## Compile the reconciler and write its runtime classpath (used by the targets below).
+reconciler-build: job-install ## Compile the reconciler and write its runtime classpath (used by the targets below).
 	$(MVN) -q -pl reconciler -DskipTests package dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
 
 .PHONY: reconciler-test
-reconciler-test: ## Run the reconciler's tests (pure checks, mock API server, fake Flink REST, lint fixtures).
+reconciler-test: job-install ## Run the reconciler's tests (pure checks, mock API server, fake Flink REST, lint fixtures).
 	$(MVN) -pl reconciler verify
 
 .PHONY: reconciler-check
@@ -155,12 +160,12 @@ lint: reconciler-build tools ## GitOps gate: render every overlay and run the re
 	for env in $$(ls kustomize/overlays); do echo "== overlay $$env"; scripts/render.sh "$$env" | $(RECONCILER_RUN) lint -; done
 
 .PHONY: reconciler-image
-reconciler-image: ## Build and push the reconciler image with Jib, no Docker needed (RECONCILER_IMAGE=registry/lineflow-reconciler:tag).
+reconciler-image: job-install ## Build and push the reconciler image with Jib, no Docker needed (RECONCILER_IMAGE=registry/lineflow-reconciler:tag).
 	@test -n "$(RECONCILER_IMAGE)" || { echo "set RECONCILER_IMAGE=registry/lineflow-reconciler:tag" >&2; exit 2; }
 	$(MVN) -pl reconciler -DskipTests package jib:build -Dreconciler.image="$(RECONCILER_IMAGE)" -Dreconciler.base.image="$(RECONCILER_BASE_IMAGE)"
 
 .PHONY: reconciler-image-tar
-reconciler-image-tar: ## Build the reconciler image as reconciler/target/jib-image.tar, offline (RECONCILER_BASE_IMAGE=scratch or tar://…).
+reconciler-image-tar: job-install ## Build the reconciler image as reconciler/target/jib-image.tar, offline (RECONCILER_BASE_IMAGE=scratch or tar://…).
 	$(MVN) -pl reconciler -DskipTests package jib:buildTar -Dreconciler.image="$(or $(RECONCILER_IMAGE),lineflow-reconciler:dev)" -Dreconciler.base.image="$(RECONCILER_BASE_IMAGE)"
 
 ##@ Real API server
