@@ -229,7 +229,9 @@ class RealFlinkRestTest {
     void checkpointsThatTimeOutAreReportedAsFailuresAndStale() throws Exception {
         // 500 ms interval, 200 ms timeout, 2 tolerable: stale after max(500, 200) ms × 4 = 2 s.
         String url = submit(withDir, job(false, 500, 200, 2, true));
+        // Three failures in a row fail the job over; observe it while it runs between restarts.
         FlinkObservation o = await(url, x -> x.ok() && x.job() != null && x.job().checkpoints() != null
+                && "RUNNING".equals(x.job().state())
                 && x.job().checkpoints().failed() >= 1 && x.job().startTime() != null
                 && Duration.between(x.job().startTime(), java.time.Instant.now()).toSeconds() >= 4, Duration.ofSeconds(40));
         HealthResult r = evaluate(url, o);
@@ -243,9 +245,12 @@ class RealFlinkRestTest {
         String plainUrl = submit(heapOnly, job(false, 1_000, 10_000, 3, false));
         Clock clock = Clock.systemUTC();
         TestingKafkaObserver topic = new TestingKafkaObserver(clock, RATE, 0, Duration.ofDays(7));
-        // The source's numRecordsOutPerSecond is a 60-second meter: let it fill, sampling the
-        // topic's end offsets 15 s before the end for the produce rate.
-        Thread.sleep(47_000);
+        // The source's numRecordsOutPerSecond is a 60-second meter: let it fill with running time
+        // only (a slow start on a loaded machine would otherwise dilute it), sampling the topic's
+        // end offsets 15 s before the end for the produce rate.
+        await(doubledUrl, x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state()), Duration.ofSeconds(60));
+        await(plainUrl, x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state()), Duration.ofSeconds(60));
+        Thread.sleep(62_000);
         KafkaObservation k0 = topic.observe("kafka:9092", "device-events", "lineflow");
         FlinkObservation d0 = rest.observe(doubledUrl, "kafka-source", "device-events");
         FlinkObservation p0 = rest.observe(plainUrl, "kafka-source", "device-events");
