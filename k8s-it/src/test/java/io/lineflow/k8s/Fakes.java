@@ -1,6 +1,7 @@
 package io.lineflow.k8s;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.lineflow.reconciler.TestUtils;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.KafkaObservation;
 import io.lineflow.reconciler.observe.FlinkRestClient;
@@ -21,8 +22,6 @@ import org.apache.flink.kubernetes.operator.api.status.JobManagerDeploymentStatu
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,30 +30,6 @@ import java.util.concurrent.ConcurrentHashMap;
 final class Fakes {
 
     private Fakes() {}
-
-    /** A clock tests move by hand. */
-    static final class MovableClock extends Clock {
-        private volatile Instant now = Instant.now();
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 
     /** Flink REST: a healthy running job, or one whose Kafka readers read every partition twice. */
     static final class FlinkRest implements FlinkRestClient {
@@ -98,25 +73,6 @@ final class Fakes {
         }
     }
 
-    /** The job's real checkpoint, state and HA settings. */
-    static Map<String, String> goodConf() {
-        Map<String, String> c = new HashMap<>();
-        c.put("execution.checkpointing.interval", "60 s");
-        c.put("execution.checkpointing.mode", "EXACTLY_ONCE");
-        c.put("execution.checkpointing.timeout", "2 min");
-        c.put("execution.checkpointing.min-pause", "10 s");
-        c.put("execution.checkpointing.tolerable-failed-checkpoints", "3");
-        c.put("execution.checkpointing.max-concurrent-checkpoints", "1");
-        c.put("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
-        c.put("state.checkpoints.dir", "s3://lineflow/checkpoints");
-        c.put("state.savepoints.dir", "s3://lineflow/savepoints");
-        c.put("state.backend.type", "rocksdb");
-        c.put("high-availability.type", "kubernetes");
-        c.put("high-availability.storageDir", "s3://lineflow/ha");
-        c.put("restart-strategy.type", "exponential-delay");
-        return c;
-    }
-
     /** A FlinkDeployment shaped like lineflow's (spec only: a real server ignores status on create). */
     static FlinkDeployment flinkDeployment(String namespace, String name) {
         FlinkDeployment fd = new FlinkDeployment();
@@ -125,7 +81,7 @@ final class Fakes {
         spec.setFlinkVersion(FlinkVersion.v1_20);
         spec.setImage("lineflow/job:test");
         spec.setServiceAccount("lineflow-flink");
-        spec.setFlinkConfiguration(new HashMap<>(goodConf()));
+        spec.setFlinkConfiguration(new HashMap<>(TestUtils.goodConf()));
         JobManagerSpec jm = new JobManagerSpec();
         jm.setReplicas(1);
         jm.setResource(new Resource(1.0, "2048m", null));

@@ -1,5 +1,6 @@
 package io.lineflow.k8s;
 
+import io.lineflow.reconciler.TestingClock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.time.Instant;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -50,7 +52,7 @@ class ReconcilerRbacTest {
     static KubeEnv env;
     static KubernetesClient admin;
 
-    final Fakes.MovableClock clock = new Fakes.MovableClock();
+    final TestingClock clock = new TestingClock(Instant.now());
     final Fakes.FlinkRest rest = new Fakes.FlinkRest(clock);
     ReconcilerController controller;
 
