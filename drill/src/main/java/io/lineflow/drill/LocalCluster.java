@@ -233,48 +233,49 @@ final class LocalCluster implements AutoCloseable {
         return confDir;
     }
 
-    private List<String> logArgs(Path confDir, String name) {
-        return List.of(
-                "-Dlog.file=" + dir.resolve(name + ".log"),
-                "-Dlog4j.configurationFile=" + confDir.resolve("log4j.properties").toUri());
-    }
-
     void startJobManager() {
         int restPort = EmbeddedKafka.freePort();
-        String name = "jobmanager-" + (jobManagers.size() + 1) + "-g" + generation;
         Configuration conf = flinkConfig(restPort);
-        Path confDir = writeConfigDir(name, conf);
         JobManagerProcessSpec spec =
                 JobManagerProcessUtils.processSpecFromConfigWithNewOptionToInterpretLegacyHeap(
                         conf, JobManagerOptions.JVM_HEAP_MEMORY);
-        List<String> jvm = new ArrayList<>(split(JobManagerProcessUtils.generateJvmParametersStr(spec, conf)));
-        jvm.addAll(JDK17_OPENS);
-        jvm.addAll(logArgs(confDir, name));
-        List<String> args = new ArrayList<>(List.of("--configDir", confDir.toString()));
-        args.addAll(split(JobManagerProcessUtils.generateDynamicConfigsStr(spec)));
         jobManagers.add(
-                ManagedProcess.java(
-                        name, jvm, flinkClasspath,
-                        "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
-                        args, dir.resolve(name + ".out")));
+                startFlinkProcess(
+                        "jobmanager-" + (jobManagers.size() + 1) + "-g" + generation,
+                        conf,
+                        JobManagerProcessUtils.generateJvmParametersStr(spec, conf),
+                        JobManagerProcessUtils.generateDynamicConfigsStr(spec),
+                        "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint"));
         jobManagerRest.add("http://127.0.0.1:" + restPort);
     }
 
     void startTaskManager() {
-        String name = "taskmanager-" + (taskManagers.size() + 1) + "-g" + generation;
         Configuration conf = flinkConfig(0);
-        Path confDir = writeConfigDir(name, conf);
         TaskExecutorProcessSpec spec = TaskExecutorProcessUtils.processSpecFromConfig(conf);
-        List<String> jvm = new ArrayList<>(split(ProcessMemoryUtils.generateJvmParametersStr(spec)));
-        jvm.addAll(JDK17_OPENS);
-        jvm.addAll(logArgs(confDir, name));
-        List<String> args = new ArrayList<>(List.of("--configDir", confDir.toString()));
-        args.addAll(split(TaskExecutorProcessUtils.generateDynamicConfigsStr(spec)));
         taskManagers.add(
-                ManagedProcess.java(
-                        name, jvm, flinkClasspath,
-                        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
-                        args, dir.resolve(name + ".out")));
+                startFlinkProcess(
+                        "taskmanager-" + (taskManagers.size() + 1) + "-g" + generation,
+                        conf,
+                        ProcessMemoryUtils.generateJvmParametersStr(spec),
+                        TaskExecutorProcessUtils.generateDynamicConfigsStr(spec),
+                        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner"));
+    }
+
+    /**
+     * Starts a JobManager or TaskManager as Flink's scripts do: its own config folder, the memory
+     * flags and dynamic properties Flink computes from the configuration (what {@code
+     * BashJavaUtils} prints for the scripts), and the JDK 17 opens.
+     */
+    private ManagedProcess startFlinkProcess(
+            String name, Configuration conf, String memoryFlags, String dynamicConfigs, String mainClass) {
+        Path confDir = writeConfigDir(name, conf);
+        List<String> jvm = new ArrayList<>(split(memoryFlags));
+        jvm.addAll(JDK17_OPENS);
+        jvm.add("-Dlog.file=" + dir.resolve(name + ".log"));
+        jvm.add("-Dlog4j.configurationFile=" + confDir.resolve("log4j.properties").toUri());
+        List<String> args = new ArrayList<>(List.of("--configDir", confDir.toString()));
+        args.addAll(split(dynamicConfigs));
+        return ManagedProcess.java(name, jvm, flinkClasspath, mainClass, args, dir.resolve(name + ".out"));
     }
 
     /** kill -9 of the first live TaskManager; returns it. */
