@@ -13,9 +13,10 @@ import java.util.List;
  * negative controls that must be caught. Exits non-zero on any discrepancy or missed control.
  *
  * <pre>
- * --faults tm-kill,jm-failover,...|all   (all)
+ * --faults tm-kill,jm-failover,...|all|none   (all)
  * --points 0.3,0.5,0.7                   injection points, fractions of the input (0.3,0.5,0.7)
  * --controls true|false                  run both negative controls (true)
+ * --kubernetes-ha true|false             also jm-failover on Kubernetes HA, real kube-apiserver (false)
  * --windows N --devices N --pieces K     input size (30, 8, 20)
  * --millis-per-window MS                 pace of the input (1000)
  * </pre>
@@ -30,17 +31,22 @@ public final class Drill {
         List<Fault> faults = Arrays.asList(Fault.values());
         List<Double> points = List.of(0.3, 0.5, 0.7);
         boolean controls = true;
+        boolean kubernetesHa = false;
         for (int i = 0; i + 1 < args.length; i += 2) {
             String v = args[i + 1];
             switch (args[i]) {
                 case "--faults":
-                    faults = v.equals("all") ? Arrays.asList(Fault.values()) : Arrays.stream(v.split(",")).map(Fault::byId).toList();
+                    faults = v.equals("all") ? Arrays.asList(Fault.values())
+                            : v.equals("none") ? List.of() : Arrays.stream(v.split(",")).map(Fault::byId).toList();
                     break;
                 case "--points":
                     points = Arrays.stream(v.split(",")).map(Double::parseDouble).toList();
                     break;
                 case "--controls":
                     controls = Boolean.parseBoolean(v);
+                    break;
+                case "--kubernetes-ha":
+                    kubernetesHa = Boolean.parseBoolean(v);
                     break;
                 case "--windows":
                     settings.windows = Integer.parseInt(v);
@@ -63,6 +69,9 @@ public final class Drill {
             for (double p : points) {
                 scenarios.add(Scenario.of(f, p));
             }
+        }
+        if (kubernetesHa) {
+            scenarios.add(Scenario.jmFailoverOnKubernetesHa());
         }
         if (controls) {
             scenarios.add(Scenario.noCheckpointsControl());
@@ -98,6 +107,7 @@ public final class Drill {
         s.classpath = Arrays.asList(Files.readString(Path.of(required("drill.classpath.file"))).trim().split(":"));
         s.drillClasses = Path.of(required("drill.classes"));
         s.work = Path.of(System.getProperty("drill.work", "target/drill")).toAbsolutePath();
+        s.repo = Path.of(System.getProperty("drill.repo", "..")).toAbsolutePath().normalize();
         return s;
     }
 

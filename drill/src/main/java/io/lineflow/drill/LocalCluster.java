@@ -26,7 +26,8 @@ import java.util.stream.Collectors;
 /**
  * A real Flink cluster on this machine, every part its own process on loopback: ZooKeeper, a
  * Kafka broker, PostgreSQL, two JobManagers with ZooKeeper HA (a leader and a standby) and two
- * TaskManagers, all started from the Maven classpath. Timeouts are short (ZooKeeper session 8 s,
+ * TaskManagers, all started from the Maven classpath. Alternatively Kubernetes HA against a real
+ * API server replaces ZooKeeper. Timeouts are short (ZooKeeper session 8 s,
  * heartbeat 2 s / 8 s) so a lost JobManager is replaced in about 15 s, not a minute.
  */
 final class LocalCluster implements AutoCloseable {
@@ -61,8 +62,25 @@ final class LocalCluster implements AutoCloseable {
     private EmbeddedPostgresServer postgres;
     private int generation;
 
+    /** With Kubernetes HA: the namespace and a kubeconfig for the Flink ServiceAccount; else null. */
+    private final String haNamespace;
+
+    private final Path haKubeconfig;
+
+    /** A cluster with ZooKeeper HA. */
     LocalCluster(Path dir, List<String> classpath, Path drillClasses) {
+        this(dir, classpath, drillClasses, null, null);
+    }
+
+    /**
+     * A cluster with Kubernetes HA when {@code haKubeconfig} is given: leader election and job
+     * metadata in ConfigMaps of {@code haNamespace} on a real API server, under the ServiceAccount
+     * the kubeconfig authenticates as. The processes stay local; no kubelet is needed.
+     */
+    LocalCluster(Path dir, List<String> classpath, Path drillClasses, String haNamespace, Path haKubeconfig) {
         this.dir = dir;
+        this.haNamespace = haNamespace;
+        this.haKubeconfig = haKubeconfig;
         List<String> all = new ArrayList<>(classpath);
         all.add(0, drillClasses.toString());
         this.fullClasspath = String.join(":", all);
@@ -93,7 +111,9 @@ final class LocalCluster implements AutoCloseable {
     // ---------------------------------------------------------------- services
 
     void startServices() {
-        startZooKeeper();
+        if (haKubeconfig == null) {
+            startZooKeeper();
+        }
         startKafka();
         startPostgres();
     }
@@ -168,12 +188,14 @@ final class LocalCluster implements AutoCloseable {
     void replaceFlinkWithFreshCluster() {
         jobManagers.forEach(ManagedProcess::kill9);
         taskManagers.forEach(ManagedProcess::kill9);
-        zookeeper.kill9();
         jobManagers.clear();
         jobManagerRest.clear();
         taskManagers.clear();
-        generation++;
-        startZooKeeper();
+        generation++; // a new HA cluster id
+        if (zookeeper != null) {
+            zookeeper.kill9();
+            startZooKeeper();
+        }
         startFlink();
     }
 
@@ -188,9 +210,20 @@ final class LocalCluster implements AutoCloseable {
         c.put("rest.port", String.valueOf(restPort));
         c.put("jobmanager.rpc.port", "0");
         c.put("blob.server.port", "0");
-        c.put("high-availability.type", "zookeeper");
-        c.put("high-availability.zookeeper.quorum", "127.0.0.1:" + zkPort);
-        c.put("high-availability.cluster-id", "/drill-" + generation);
+        if (haKubeconfig == null) {
+            c.put("high-availability.type", "zookeeper");
+            c.put("high-availability.zookeeper.quorum", "127.0.0.1:" + zkPort);
+            c.put("high-availability.cluster-id", "/drill-" + generation);
+        } else {
+            c.put("high-availability.type", "kubernetes");
+            c.put("kubernetes.cluster-id", "drill-" + generation);
+            c.put("kubernetes.namespace", haNamespace);
+            c.put("kubernetes.config.file", haKubeconfig.toString());
+            // Shorter than the defaults (15 s / 15 s / 5 s), like the ZooKeeper timeouts above.
+            c.put("high-availability.kubernetes.leader-election.lease-duration", "8 s");
+            c.put("high-availability.kubernetes.leader-election.renew-deadline", "8 s");
+            c.put("high-availability.kubernetes.leader-election.retry-period", "2 s");
+        }
         c.put("high-availability.storageDir", dir.resolve("ha").toUri().toString());
         c.put("high-availability.zookeeper.client.session-timeout", "8000");
         c.put("high-availability.zookeeper.client.connection-timeout", "5000");

@@ -15,17 +15,29 @@ final class Scenario {
     final List<String> jobArgs;
 
     final boolean control;
+    /** Leader election and job metadata in ConfigMaps on a real API server instead of ZooKeeper. */
+    final boolean kubernetesHa;
 
-    private Scenario(String name, Fault fault, double injectAt, List<String> jobArgs, boolean control) {
+    private Scenario(String name, Fault fault, double injectAt, List<String> jobArgs, boolean control, boolean kubernetesHa) {
         this.name = name;
         this.fault = fault;
         this.injectAt = injectAt;
         this.jobArgs = jobArgs;
         this.control = control;
+        this.kubernetesHa = kubernetesHa;
     }
 
     static Scenario of(Fault fault, double injectAt) {
-        return new Scenario(fault.id + "@" + Math.round(injectAt * 100) + "%", fault, injectAt, List.of(), false);
+        return new Scenario(fault.id + "@" + Math.round(injectAt * 100) + "%", fault, injectAt, List.of(), false, false);
+    }
+
+    /**
+     * The incident's failover for real on Kubernetes HA: the leading JobManager killed, the standby
+     * elected through ConfigMap locks on a real kube-apiserver, under the Flink ServiceAccount's
+     * RBAC from manifests/rbac.
+     */
+    static Scenario jmFailoverOnKubernetesHa() {
+        return new Scenario("jm-failover@50%/k8s-ha", Fault.JM_FAILOVER, 0.5, List.of(), false, true);
     }
 
     /**
@@ -40,7 +52,7 @@ final class Scenario {
         return new Scenario(
                 "control:no-checkpoints", Fault.JM_FAILOVER, 0.25,
                 List.of("--lineflow.checkpointing.enabled", "false", "--lineflow.kafka.starting-offsets", "LATEST"),
-                true);
+                true, false);
     }
 
     /** An additive sink: rows replayed after recovery are added again. */
@@ -48,6 +60,6 @@ final class Scenario {
         return new Scenario(
                 "control:additive-sink", Fault.TM_KILL, 0.5,
                 List.of("--lineflow.sink.mode", "ADDITIVE", "--execution.checkpointing.interval", "10 s"),
-                true);
+                true, false);
     }
 }

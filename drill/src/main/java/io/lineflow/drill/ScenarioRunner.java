@@ -49,6 +49,7 @@ final class ScenarioRunner {
     static final long T0 = Instant.parse("2026-11-01T00:00:00Z").toEpochMilli();
     private static final String TOPIC = "device-events";
     private static final int PARTITIONS = 4;
+    private static final String HA_NAMESPACE = "lineflow-drill";
 
     /** Input size and pace. */
     static final class Settings {
@@ -59,6 +60,9 @@ final class ScenarioRunner {
         long millisPerWindow = 1000;
 
         Path work;
+        /** The repository root: scripts/, bin/ and manifests/ for the Kubernetes-HA scenario. */
+        Path repo;
+
         Path jobJar;
         List<String> classpath;
         Path drillClasses;
@@ -77,10 +81,22 @@ final class ScenarioRunner {
         ScenarioResult result = new ScenarioResult(scenario);
         long began = System.currentTimeMillis();
         Path dir = settings.work.resolve(scenario.name.replaceAll("[^a-zA-Z0-9-]", "_"));
-        try (LocalCluster cluster = new LocalCluster(dir, settings.classpath, settings.drillClasses)) {
+        try {
             deleteRecursively(dir);
             Files.createDirectories(dir);
-            runOn(cluster, scenario, result);
+            if (scenario.kubernetesHa) {
+                log.accept("  starting etcd and kube-apiserver (RBAC) for Kubernetes HA…");
+                try (KubernetesApiServer k8s = KubernetesApiServer.start(settings.repo, dir.resolve("k8s"));
+                        LocalCluster cluster = new LocalCluster(dir, settings.classpath, settings.drillClasses,
+                                HA_NAMESPACE, k8s.namespaceForFlink(HA_NAMESPACE))) {
+                    runOn(cluster, scenario, result);
+                    log.accept("  HA ConfigMaps: " + k8s.configMaps(HA_NAMESPACE).replace('\n', ' '));
+                }
+            } else {
+                try (LocalCluster cluster = new LocalCluster(dir, settings.classpath, settings.drillClasses)) {
+                    runOn(cluster, scenario, result);
+                }
+            }
         } catch (Exception e) {
             result.error = e.toString();
             log.accept("  ERROR " + e);
@@ -90,7 +106,9 @@ final class ScenarioRunner {
     }
 
     private void runOn(LocalCluster cluster, Scenario scenario, ScenarioResult result) throws Exception {
-        log.accept("  starting ZooKeeper, Kafka, PostgreSQL, 2 JobManagers, 2 TaskManagers…");
+        log.accept(scenario.kubernetesHa
+                ? "  starting Kafka, PostgreSQL, 2 JobManagers (Kubernetes HA), 2 TaskManagers…"
+                : "  starting ZooKeeper, Kafka, PostgreSQL, 2 JobManagers, 2 TaskManagers…");
         cluster.startServices();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();

@@ -7,13 +7,15 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The short drill that runs in every build: a TaskManager kill and a JobManager failover must
- * leave the table exact, and the no-checkpoints control must be caught by the same verifier.
+ * The short drill that runs in every build: a TaskManager kill, a JobManager failover on
+ * ZooKeeper HA and on Kubernetes HA (a real kube-apiserver, the Flink ServiceAccount's RBAC from
+ * manifests/rbac) must leave the table exact, and the no-checkpoints control must be caught by the
+ * same verifier.
  */
 class ShortDrillIT {
 
     @Test
-    void tmKillAndJmFailoverStayExactAndTheNoCheckpointControlIsCaught() throws Exception {
+    void tmKillAndJmFailoversStayExactAndTheNoCheckpointControlIsCaught() throws Exception {
         ScenarioRunner.Settings settings = Drill.settingsFromSystemProperties();
         List<ScenarioResult> results =
                 Drill.run(
@@ -21,11 +23,16 @@ class ShortDrillIT {
                         List.of(
                                 Scenario.of(Fault.TM_KILL, 0.5),
                                 Scenario.of(Fault.JM_FAILOVER, 0.5),
+                                Scenario.jmFailoverOnKubernetesHa(),
                                 Scenario.noCheckpointsControl()));
 
         ScenarioResult tmKill = results.get(0);
         ScenarioResult jmFailover = results.get(1);
-        ScenarioResult control = results.get(2);
+        ScenarioResult jmFailoverK8s = results.get(2);
+        ScenarioResult control = results.get(3);
+        assertThat(jmFailoverK8s.error).isNull();
+        assertThat(jmFailoverK8s.problems).isEmpty();
+        assertThat(jmFailoverK8s.recoveryMillis).as("the standby took over through ConfigMap locks").isNotNull();
         assertThat(tmKill.error).isNull();
         assertThat(tmKill.problems).isEmpty();
         assertThat(tmKill.recoveryMillis).as("the job went down and came back").isNotNull();
