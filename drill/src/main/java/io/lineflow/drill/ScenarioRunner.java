@@ -5,13 +5,13 @@ import io.lineflow.job.event.RejectReason;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.testing.DeterministicInput;
+import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.ExpectedWindows;
 import io.lineflow.testing.WindowTable;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -38,6 +38,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -111,7 +112,7 @@ final class ScenarioRunner {
                 : "  starting ZooKeeper, Kafka, PostgreSQL, 2 JobManagers, 2 TaskManagers…");
         cluster.startServices();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
+            EmbeddedKafka.createTopic(admin, TOPIC, PARTITIONS);
         }
         Configuration db = JobConfig.merge(
                 new String[] {"--lineflow.jdbc.url", cluster.jdbcUrl(), "--lineflow.jdbc.user", "postgres"},
@@ -140,7 +141,8 @@ final class ScenarioRunner {
         input.addWatermarkTicks(T0 + (settings.windows + 1) * WINDOW + WINDOW / 2);
         int injectIndex = (int) Math.round(realRecords * scenario.injectAt);
         CountDownLatch atInjection = new CountDownLatch(1);
-        Thread producer = new Thread(() -> produce(cluster, input, injectIndex, atInjection), "drill-producer");
+        AtomicLong rejectedByKafka = new AtomicLong();
+        Thread producer = new Thread(() -> produce(cluster, input, injectIndex, atInjection, rejectedByKafka), "drill-producer");
         producer.start();
 
         atInjection.await();
@@ -153,12 +155,17 @@ final class ScenarioRunner {
                 result.outputGapMillis == null ? "—" : seconds(result.outputGapMillis)));
 
         producer.join();
+        if (rejectedByKafka.get() > 0) {
+            throw new IllegalStateException(
+                    "Kafka did not accept " + rejectedByKafka.get() + " input records: the expected table is not what was sent");
+        }
         Map<String, DeviceWindowStats> expected = ExpectedWindows.of(input.counted, WINDOW);
         Map<String, DeviceWindowStats> actual = awaitTable(cluster, expected);
         verify(cluster, input, expected, actual, result);
     }
 
-    private void produce(LocalCluster cluster, DeterministicInput input, int injectIndex, CountDownLatch atInjection) {
+    private void produce(LocalCluster cluster, DeterministicInput input, int injectIndex, CountDownLatch atInjection,
+            AtomicLong rejectedByKafka) {
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         props.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -180,7 +187,12 @@ final class ScenarioRunner {
                     FlinkRest.sleep(wait);
                 }
                 DeterministicInput.Record r = input.records.get(i);
-                p.send(new ProducerRecord<>(TOPIC, r.partition, r.key.getBytes(StandardCharsets.UTF_8), r.value));
+                p.send(new ProducerRecord<>(TOPIC, r.partition, r.key.getBytes(StandardCharsets.UTF_8), r.value),
+                        (metadata, e) -> {
+                            if (e != null) {
+                                rejectedByKafka.incrementAndGet();
+                            }
+                        });
             }
             p.flush();
         } finally {

@@ -8,6 +8,7 @@ import io.lineflow.job.event.RejectReason;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -18,6 +19,8 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 
 /**
  * Input whose correct table is known cell by cell: every device produces exactly K pieces in
@@ -157,11 +160,21 @@ public final class DeterministicInput {
         props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
             for (Record r : records.subList(from, to)) {
-                producer.send(
-                        new ProducerRecord<>(topic, r.partition, r.key.getBytes(StandardCharsets.UTF_8), r.value));
+                sent.add(producer.send(
+                        new ProducerRecord<>(topic, r.partition, r.key.getBytes(StandardCharsets.UTF_8), r.value)));
             }
             producer.flush();
+            // A record Kafka did not take would make the expected table wrong, not the job: say so.
+            for (Future<RecordMetadata> f : sent) {
+                f.get();
+            }
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("Kafka did not accept a test record", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 

@@ -97,10 +97,25 @@ public final class EmbeddedKafka implements AutoCloseable {
         return port;
     }
 
-    /** Creates a topic and waits until it exists. */
+    /** Creates a topic and waits until every partition has a leader, so producing cannot miss it. */
     public void createTopic(String name, int partitions) {
         try (Admin admin = admin()) {
+            createTopic(admin, name, partitions);
+        }
+    }
+
+    /** {@link #createTopic(String, int)} on any broker, through {@code admin}. */
+    public static void createTopic(Admin admin, String name, int partitions) {
+        try {
             admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (!admin.describeTopics(List.of(name)).allTopicNames().get().get(name).partitions().stream()
+                    .allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("topic " + name + " has partitions without a leader after 60 s");
+                }
+                Thread.sleep(100);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
