@@ -170,6 +170,7 @@ final class ScenarioRunner {
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1); // see DeterministicInput.produce
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 300_000);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         long total = (long) settings.windows * settings.millisPerWindow;
