@@ -1,28 +1,18 @@
 package io.lineflow.k8s;
 
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.lineflow.reconciler.TestUtils;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.KafkaObservation;
 import io.lineflow.reconciler.observe.FlinkRestClient;
 import io.lineflow.reconciler.observe.KafkaObserver;
 
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
-import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
-import org.apache.flink.kubernetes.operator.api.spec.FlinkVersion;
-import org.apache.flink.kubernetes.operator.api.spec.JobManagerSpec;
-import org.apache.flink.kubernetes.operator.api.spec.JobSpec;
 import org.apache.flink.kubernetes.operator.api.spec.Resource;
 import org.apache.flink.kubernetes.operator.api.spec.TaskManagerSpec;
-import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
-import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
-import org.apache.flink.kubernetes.operator.api.status.JobManagerDeploymentStatus;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -73,39 +63,18 @@ final class Fakes {
         }
     }
 
-    /** A FlinkDeployment shaped like lineflow's (spec only: a real server ignores status on create). */
+    /**
+     * A FlinkDeployment shaped like lineflow's, run by the lineflow-flink ServiceAccount, with
+     * resources (the CRD schema wants them) and no status (a real server ignores it on create).
+     */
     static FlinkDeployment flinkDeployment(String namespace, String name) {
-        FlinkDeployment fd = new FlinkDeployment();
-        fd.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(namespace).build());
-        FlinkDeploymentSpec spec = new FlinkDeploymentSpec();
-        spec.setFlinkVersion(FlinkVersion.v1_20);
-        spec.setImage("lineflow/job:test");
-        spec.setServiceAccount("lineflow-flink");
-        spec.setFlinkConfiguration(new HashMap<>(TestUtils.goodConf()));
-        JobManagerSpec jm = new JobManagerSpec();
-        jm.setReplicas(1);
-        jm.setResource(new Resource(1.0, "2048m", null));
-        spec.setJobManager(jm);
+        FlinkDeployment fd = TestUtils.flinkDeployment(namespace, name);
+        fd.setStatus(null);
+        fd.getSpec().setServiceAccount("lineflow-flink");
+        fd.getSpec().getJobManager().setResource(new Resource(1.0, "2048m", null));
         TaskManagerSpec tm = new TaskManagerSpec();
         tm.setResource(new Resource(1.0, "2048m", null));
-        spec.setTaskManager(tm);
-        JobSpec job = new JobSpec();
-        job.setJarURI("local:///opt/flink/usrlib/lineflow-job.jar");
-        job.setParallelism(4);
-        job.setUpgradeMode(UpgradeMode.LAST_STATE);
-        spec.setJob(job);
-        fd.setSpec(spec);
+        fd.getSpec().setTaskManager(tm);
         return fd;
-    }
-
-    /** The status the operator would write for a running job. */
-    static FlinkDeploymentStatus runningStatus() {
-        FlinkDeploymentStatus status = new FlinkDeploymentStatus();
-        status.setJobManagerDeploymentStatus(JobManagerDeploymentStatus.READY);
-        var js = new org.apache.flink.kubernetes.operator.api.status.JobStatus();
-        js.setState(JobStatus.RUNNING);
-        js.setJobId("abc");
-        status.setJobStatus(js);
-        return status;
     }
 }

@@ -1,5 +1,6 @@
 package io.lineflow.k8s;
 
+import io.lineflow.reconciler.TestUtils;
 import io.lineflow.reconciler.TestingClock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -101,7 +102,7 @@ class ReconcilerRbacTest {
         FlinkDeployment fd = Fakes.flinkDeployment(ns, name);
         change.accept(fd);
         FlinkDeployment created = admin.resource(fd).create();
-        created.setStatus(Fakes.runningStatus());
+        created.setStatus(TestUtils.runningDeploymentStatus());
         return admin.resource(created).updateStatus();
     }
 

@@ -137,14 +137,19 @@ public final class TestUtils {
         job.setUpgradeMode(UpgradeMode.LAST_STATE);
         spec.setJob(job);
         fd.setSpec(spec);
+        fd.setStatus(runningDeploymentStatus());
+        return fd;
+    }
+
+    /** The status the operator writes for a running job. */
+    public static FlinkDeploymentStatus runningDeploymentStatus() {
         FlinkDeploymentStatus status = new FlinkDeploymentStatus();
         status.setJobManagerDeploymentStatus(JobManagerDeploymentStatus.READY);
         org.apache.flink.kubernetes.operator.api.status.JobStatus js = new org.apache.flink.kubernetes.operator.api.status.JobStatus();
         js.setState(JobStatus.RUNNING);
         js.setJobId("abc");
         status.setJobStatus(js);
-        fd.setStatus(status);
-        return fd;
+        return status;
     }
 
     public static PodTemplateSpec podTemplate(String yamlishVolumeType, String mountPath) {
