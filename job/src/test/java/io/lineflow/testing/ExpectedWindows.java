@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 /**
  * The table the job must produce for a set of counted events, computed the slow, obvious way:
  * every device's events sorted in time, windows walked in order, a stop carried across them. Keys
- * are {@code device@windowStart}.
+ * are {@link WindowTable#key}.
  */
 public final class ExpectedWindows {
     private ExpectedWindows() {}
@@ -74,7 +74,7 @@ public final class ExpectedWindows {
                             row.firstEventTs = in.get(0).ts;
                             row.lastEventTs = in.get(in.size() - 1).ts;
                         }
-                        table.put(device + "@" + start, row);
+                        table.put(WindowTable.key(device, start), row);
                     }
                 });
         return table;

@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -19,7 +20,12 @@ import java.util.TreeMap;
 public final class WindowTable {
     private WindowTable() {}
 
-    /** Every row of {@code device_window_stats}, keyed {@code device@windowStart}. */
+    /** The key of a row in these maps, readable in a report: {@code press-007@2026-11-01T10:05:00Z}. */
+    public static String key(String device, long windowStart) {
+        return device + "@" + Instant.ofEpochMilli(windowStart);
+    }
+
+    /** Every row of {@code device_window_stats}, keyed by {@link #key}. */
     public static Map<String, DeviceWindowStats> read(Connection c) throws SQLException {
         Map<String, DeviceWindowStats> rows = new TreeMap<>();
         try (Statement s = c.createStatement();
@@ -40,7 +46,7 @@ public final class WindowTable {
                 r.eventsSeen = rs.getLong(8);
                 r.firstEventTs = millis(rs.getTimestamp(9));
                 r.lastEventTs = millis(rs.getTimestamp(10));
-                rows.put(r.deviceId + "@" + r.windowStart, r);
+                rows.put(key(r.deviceId, r.windowStart), r);
             }
         }
         return rows;
