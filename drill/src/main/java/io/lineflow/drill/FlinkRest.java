@@ -141,12 +141,6 @@ final class FlinkRest {
         return get(base + "/taskmanagers").map(j -> j.path("taskmanagers").size()).orElse(0);
     }
 
-    long completedCheckpoints(String base, String jobId) {
-        return get(base + "/jobs/" + jobId + "/checkpoints")
-                .map(j -> j.path("counts").path("completed").asLong())
-                .orElse(0L);
-    }
-
     /** A job's state as the REST API reports it. */
     static final class JobStatus {
         final String state;

@@ -59,10 +59,6 @@ final class ManagedProcess {
         return process.isAlive();
     }
 
-    long pid() {
-        return process.pid();
-    }
-
     /** kill -9: no shutdown hooks, no goodbye, as a crashed node or an evicted pod. */
     void kill9() {
         process.destroyForcibly();

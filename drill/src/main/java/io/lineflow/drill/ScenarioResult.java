@@ -21,7 +21,6 @@ final class ScenarioResult {
     /** Injection → the first window row written after it. */
     Long outputGapMillis;
 
-    String timelineNote = "";
     /** Pieces per window start (all devices), as expected and as found in the table. */
     final Map<Long, Long> piecesExpected = new TreeMap<>();
 

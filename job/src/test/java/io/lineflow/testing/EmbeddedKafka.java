@@ -93,10 +93,6 @@ public final class EmbeddedKafka implements AutoCloseable {
         return "127.0.0.1:" + port;
     }
 
-    public int port() {
-        return port;
-    }
-
     /** Creates a topic and waits until every partition has a leader, so producing cannot miss it. */
     public void createTopic(String name, int partitions) {
         try (Admin admin = admin()) {
