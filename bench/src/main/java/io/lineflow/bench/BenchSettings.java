@@ -19,6 +19,8 @@ public final class BenchSettings {
     public int parallelism = 2;
     /** Runs of each throughput row; the median is reported. */
     public int repeats = 3;
+    /** Untimed rounds of the throughput rows before the timed ones, so that each is JIT-compiled. */
+    public int warmups = 1;
     /** Checkpoint interval of the throughput runs (lineflow and SQL alike), ms. */
     public long checkpointIntervalMs = 10_000;
     /** Devices holding open window state in the checkpoint-cost rows. */
@@ -57,6 +59,7 @@ public final class BenchSettings {
                         case "partitions": s.partitions = Integer.parseInt(v); break;
                         case "parallelism": s.parallelism = Integer.parseInt(v); break;
                         case "repeats": s.repeats = Integer.parseInt(v); break;
+                        case "warmups": s.warmups = Integer.parseInt(v); break;
                         case "checkpoint-interval-ms": s.checkpointIntervalMs = Long.parseLong(v); break;
                         case "checkpoint-devices": s.checkpointDevices = Integer.parseInt(v); break;
                         case "checkpoints": s.checkpoints = Integer.parseInt(v); break;
@@ -96,7 +99,7 @@ public final class BenchSettings {
 
     static String usage() {
         return "Options: --events N --devices N --events-per-window N --partitions N --parallelism N"
-                + " --repeats N --checkpoint-interval-ms MS --checkpoint-devices N --checkpoints N"
+                + " --repeats N --warmups N --checkpoint-interval-ms MS --checkpoint-devices N --checkpoints N"
                 + " --checkpoint-cost-interval-ms MS --sink-devices N[,N] --sql true|false"
                 + " --work-dir DIR --report FILE --reconciler-report FILE";
     }
@@ -104,10 +107,10 @@ public final class BenchSettings {
     @Override
     public String toString() {
         return String.format(
-                "%,d events (%,d devices × %d events × %d windows), %d partitions, parallelism %d, %d repeats,"
+                "%,d events (%,d devices × %d events × %d windows), %d partitions, parallelism %d, %d repeats after %d warm-up(s),"
                         + " checkpoint every %d ms; checkpoint cost: %,d devices, %d checkpoints every %d ms;"
                         + " sink: %s devices",
-                totalEvents(), devices, eventsPerWindow, windows(), partitions, parallelism, repeats,
+                totalEvents(), devices, eventsPerWindow, windows(), partitions, parallelism, repeats, warmups,
                 checkpointIntervalMs, checkpointDevices, checkpoints, checkpointCostIntervalMs, sinkDevices);
     }
 }

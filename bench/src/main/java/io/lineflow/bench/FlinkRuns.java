@@ -119,6 +119,8 @@ public final class FlinkRuns implements AutoCloseable {
         StreamExecutionEnvironment env = env();
         env.enableCheckpointing(checkpointIntervalMs);
         env.getCheckpointConfig().setCheckpointStorage(workDir.resolve("checkpoints").toUri().toString());
+        // The same tuning lineflow's job applies to itself (LineflowPipeline.build).
+        env.getConfig().enableObjectReuse();
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         tEnv.getConfig().set("table.local-time-zone", "UTC");
         tEnv.getConfig().set("table.exec.source.idle-timeout", "1 min");

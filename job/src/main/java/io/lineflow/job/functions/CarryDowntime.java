@@ -17,7 +17,7 @@ import java.util.List;
  *
  * <p>A window's own events cannot tell whether the device was already stopped when the window
  * began: that is decided by the windows before it. This function sees each device's windows in
- * event-time order (the window operator emits them as the watermark passes) and remembers whether
+ * event-time order ({@link CountDeviceWindows} emits them as the watermark passes) and remembers whether
  * the last one ended with a stop open. While a stop stays open and the device sends nothing, it
  * emits the silent windows itself, each fully down, from an event-time timer at the end of each
  * (but not at the end of a bounded input, whose final watermark would fill windows forever).

@@ -51,20 +51,6 @@ public class WindowAccumulator {
         }
     }
 
-    void merge(WindowAccumulator other) {
-        if (lineId == null) {
-            lineId = other.lineId;
-        }
-        pieces += other.pieces;
-        events += other.events;
-        downtimeStarts += other.downtimeStarts;
-        firstTs = Math.min(firstTs, other.firstTs);
-        lastTs = Math.max(lastTs, other.lastTs);
-        for (long t : other.transitions) {
-            addTransition(t);
-        }
-    }
-
     private void addTransition(long t) {
         // Kept sorted on insert: a window holds few transitions, and the result needs them in order.
         int at = Arrays.binarySearch(transitions, t);
