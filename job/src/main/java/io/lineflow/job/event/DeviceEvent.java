@@ -1,14 +1,17 @@
 package io.lineflow.job.event;
 
+import org.apache.flink.api.common.typeinfo.TypeInfo;
+
 import java.util.Objects;
 
 /**
  * One accepted device event, with the Kafka coordinates it was read from.
  *
- * <p>A Flink POJO (public fields, no-arg constructor) so that Flink serializes it without Kryo.
+ * <p>Flink serializes it with {@link DeviceEventSerializer} (named by the annotation), never Kryo.
  * The coordinates let a duplicate or late event be kept in {@code rejected_events} under its own
  * (topic, partition, offset) key.
  */
+@TypeInfo(DeviceEventTypeInfo.Factory.class)
 public class DeviceEvent {
     public String eventId;
     public String deviceId;

@@ -17,6 +17,11 @@ public class WindowAccumulator {
     public long firstTs = Long.MAX_VALUE;
     public long lastTs = Long.MIN_VALUE;
     public long[] transitions = new long[0];
+    /**
+     * Not a figure: the processing time of the dedup sweep already set for the ids counted here
+     * (see {@link CountDeviceWindows}); 0 for none.
+     */
+    public long idSweepAt;
 
     /** Encodes a transition so that sorting the longs sorts by time, END before START at a tie. */
     public static long transition(long ts, boolean start) {

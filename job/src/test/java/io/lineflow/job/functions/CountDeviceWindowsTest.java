@@ -96,6 +96,7 @@ class CountDeviceWindowsTest {
             assertThat(h.extractOutputValues()).extracting(r -> r.deviceId).containsExactly("d1", "d1", "d2");
 
             h.processWatermark(t(6) - 1); // the lateness of [0, 5) has passed
+            h.setProcessingTime(Duration.ofMinutes(5).toMillis());
             h.processElement(record(piece("e4", "d1", 3, 9), 3));
             assertThat(h.extractOutputValues()).hasSize(3);
             List<RejectedEvent> late = rejected(h);
@@ -103,8 +104,11 @@ class CountDeviceWindowsTest {
             assertThat(late.get(0).reason).isEqualTo(RejectReason.LATE);
             assertThat(late.get(0).offset).isEqualTo(3L);
             assertThat(new String(late.get(0).raw)).contains("\"eventId\":\"e4\"");
-            // Both devices' windows are gone; only the remembered ids are left.
+            // Both devices' windows are gone; only the remembered ids are left, the late one's too,
+            // until their sweeps.
             assertThat(h.numKeyedStateEntries()).isEqualTo(2);
+            h.setProcessingTime(Duration.ofMinutes(30).toMillis());
+            assertThat(h.numKeyedStateEntries()).isZero();
         }
     }
 
