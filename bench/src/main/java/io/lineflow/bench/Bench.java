@@ -15,7 +15,9 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.LocalDate;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
@@ -81,6 +83,7 @@ public final class Bench {
             for (int r = 1 - s.warmups; r <= s.repeats; r++) {
                 boolean timed = r > 0;
                 String round = timed ? String.format("[%d/%d]", r, s.repeats) : "[warm-up]";
+                settle();
                 double limit = time(() -> ConsumeLimit.run(bootstrap, topic, s.partitions, s.parallelism));
                 if (timed) {
                     report.limit.add(produced / limit);
@@ -92,6 +95,7 @@ public final class Bench {
                         flink.lineflowConfig(
                                 bootstrap, topic, pg.jdbcUrl(), pg.user(),
                                 "execution.checkpointing.interval", s.checkpointIntervalMs + " ms");
+                settle();
                 long cpu0 = cpuNanos();
                 double lineflow = flink.runLineflow(conf);
                 double cpu = (cpuNanos() - cpu0) / 1e9;
@@ -106,16 +110,25 @@ public final class Bench {
                         "%s lineflow job: %,.0f events/s (%.1f s, %.1f CPU-s)", round, produced / lineflow, lineflow, cpu));
 
                 if (s.sql) {
-                    truncate(pg, "device_window_stats_sql");
-                    double sql =
-                            flink.runSql(bootstrap, topic, pg.jdbcUrl(), "device_window_stats_sql", s.checkpointIntervalMs);
-                    boolean sqlExact = check(pg, "device_window_stats_sql", produced);
-                    if (timed) {
-                        report.sql.add(produced / sql);
-                        report.lineflowRatioToSql.add(sql / lineflow);
-                        report.sqlExact &= sqlExact;
+                    // Plain, then with lineflow's dedup: each against the same lineflow run.
+                    for (Duration horizon : Arrays.asList(null, conf.get(LineflowOptions.DEDUP_HORIZON))) {
+                        truncate(pg, "device_window_stats_sql");
+                        settle();
+                        double sql =
+                                flink.runSql(
+                                        bootstrap, topic, pg.jdbcUrl(), "device_window_stats_sql",
+                                        s.checkpointIntervalMs, horizon);
+                        Report.SqlRow row = horizon == null ? report.sql : report.sqlDedup;
+                        boolean sqlExact = check(pg, "device_window_stats_sql", produced);
+                        if (timed) {
+                            row.rate.add(produced / sql);
+                            row.lineflowRatio.add(sql / lineflow);
+                            row.exact &= sqlExact;
+                        }
+                        say(String.format(
+                                "%s Flink SQL%s: %,.0f events/s (%.1f s)",
+                                round, horizon == null ? "" : " with dedup", produced / sql, sql));
                     }
-                    say(String.format("%s Flink SQL: %,.0f events/s (%.1f s)", round, produced / sql, sql));
                 }
             }
 
@@ -198,6 +211,14 @@ public final class Bench {
         long t0 = System.nanoTime();
         step.run();
         return (System.nanoTime() - t0) / 1e9;
+    }
+
+    /**
+     * A full collection before each timed row, so that no row pays for collecting the garbage
+     * (or the released state) of the row before it.
+     */
+    private static void settle() {
+        System.gc();
     }
 
     private static long cpuNanos() {

@@ -111,10 +111,14 @@ public final class FlinkRuns implements AutoCloseable {
      * The same figures in Flink SQL: Kafka table with a JSON format, a 5-minute TUMBLE per device,
      * JDBC upsert sink; same parallelism, checkpoint interval and state backend (HashMap) as
      * lineflow. Downtime seconds are left out: carrying an open stop across windows is not a
-     * plain aggregate. Returns the wall time in seconds.
+     * plain aggregate. With {@code dedupHorizon}, events are first deduplicated the way Flink SQL
+     * does it (ROW_NUMBER over device and eventId in processing-time order, keeping the first;
+     * state TTL = the horizon), so that the query does lineflow's work. Returns the wall time in
+     * seconds.
      */
     public double runSql(
-            String bootstrap, String topic, String jdbcUrl, String sinkTable, long checkpointIntervalMs)
+            String bootstrap, String topic, String jdbcUrl, String sinkTable, long checkpointIntervalMs,
+            Duration dedupHorizon)
             throws Exception {
         StreamExecutionEnvironment env = env();
         env.enableCheckpointing(checkpointIntervalMs);
@@ -125,11 +129,14 @@ public final class FlinkRuns implements AutoCloseable {
         tEnv.getConfig().set("table.local-time-zone", "UTC");
         tEnv.getConfig().set("table.exec.source.idle-timeout", "1 min");
         tEnv.getConfig().set("pipeline.name", "flink-sql-bench-" + (++runs));
+        if (dedupHorizon != null) {
+            tEnv.getConfig().set("table.exec.state.ttl", dedupHorizon.toMillis() + " ms");
+        }
         tEnv.executeSql(
                 "CREATE TEMPORARY TABLE events ("
                         + " eventId STRING, deviceId STRING, lineId STRING, `type` STRING,"
                         + " ts BIGINT, `count` INT, reason STRING,"
-                        + " rt AS TO_TIMESTAMP_LTZ(ts, 3),"
+                        + " rt AS TO_TIMESTAMP_LTZ(ts, 3), pt AS PROCTIME(),"
                         + " WATERMARK FOR rt AS rt - INTERVAL '10' SECOND"
                         + ") WITH ("
                         + " 'connector' = 'kafka', 'topic' = '" + topic + "',"
@@ -149,6 +156,15 @@ public final class FlinkRuns implements AutoCloseable {
                         + " 'table-name' = '" + sinkTable + "',"
                         + " 'sink.buffer-flush.max-rows' = '500', 'sink.buffer-flush.interval' = '1s',"
                         + " 'sink.max-retries' = '5')");
+        String valid =
+                "deviceId IS NOT NULL AND ts IS NOT NULL"
+                        + " AND `type` IN ('PIECE_PRODUCED', 'DOWNTIME_START', 'DOWNTIME_END')";
+        String input =
+                dedupHorizon == null
+                        ? "SELECT * FROM events WHERE " + valid
+                        : "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY deviceId, eventId"
+                                + " ORDER BY pt) AS rn FROM events WHERE " + valid + ") WHERE rn = 1";
+        tEnv.executeSql("CREATE TEMPORARY VIEW input_events AS " + input);
         long t0 = System.nanoTime();
         TableResult result =
                 tEnv.executeSql(
@@ -157,9 +173,7 @@ public final class FlinkRuns implements AutoCloseable {
                                 + " SUM(CASE WHEN `type` = 'PIECE_PRODUCED' THEN CAST(`count` AS BIGINT) ELSE 0 END),"
                                 + " CAST(SUM(CASE WHEN `type` = 'DOWNTIME_START' THEN 1 ELSE 0 END) AS INT),"
                                 + " COUNT(*), CAST(MIN(rt) AS TIMESTAMP(3)), CAST(MAX(rt) AS TIMESTAMP(3))"
-                                + " FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(rt), INTERVAL '5' MINUTES))"
-                                + " WHERE deviceId IS NOT NULL AND ts IS NOT NULL"
-                                + " AND `type` IN ('PIECE_PRODUCED', 'DOWNTIME_START', 'DOWNTIME_END')"
+                                + " FROM TABLE(TUMBLE(TABLE input_events, DESCRIPTOR(rt), INTERVAL '5' MINUTES))"
                                 + " GROUP BY deviceId, window_start, window_end");
         result.await();
         return (System.nanoTime() - t0) / 1e9;

@@ -26,12 +26,12 @@ class BenchSmokeTest {
         assertThat(report).exists();
         assertThat(Files.readString(report)).isEqualTo(text);
         assertThat(text)
-                .contains("consume limit", "lineflow job", "Flink SQL", "per core", "checkpoint, HashMap",
+                .contains("consume limit", "lineflow job", "Flink SQL", "Flink SQL with lineflow's dedup", "per core", "checkpoint, HashMap",
                         "checkpoint, RocksDB incremental", "sink: upsert one window close")
                 .contains("(table checked: exact)")
                 .doesNotContain("NOT exact", "NOT complete", "no completed checkpoint", "| 0 ev/s");
-        assertThat(text.lines().filter(l -> l.matches("\\| (1|2|3|4a|4b) \\|.*")))
-                .hasSize(5)
+        assertThat(text.lines().filter(l -> l.matches("\\| (1|2|3|3b|4a|4b) \\|.*")))
+                .hasSize(6)
                 .allSatisfy(l -> assertThat(l).containsPattern("\\| [1-9][0-9,]* ev/s \\|"));
     }
 }
