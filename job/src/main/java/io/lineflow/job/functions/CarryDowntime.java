@@ -9,8 +9,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * Computes each window's downtime, carrying an open stop from one window into the next.
@@ -172,15 +170,8 @@ public class CarryDowntime
         if (allowedLatenessMillis == 0) {
             return;
         }
-        List<Long> expired = new ArrayList<>();
-        for (Long start : openAtStartByWindow.keys()) {
-            if (start + windowSizeMillis - 1 + allowedLatenessMillis <= timestamp) {
-                expired.add(start);
-            }
-        }
-        // remove(), not the iterator's: it also drops the device's map once it is empty
-        for (Long start : expired) {
-            openAtStartByWindow.remove(start);
-        }
+        MapStates.removeWhere(
+                openAtStartByWindow,
+                (start, open) -> start + windowSizeMillis - 1 + allowedLatenessMillis <= timestamp);
     }
 }
