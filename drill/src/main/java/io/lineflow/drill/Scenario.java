@@ -27,6 +27,11 @@ final class Scenario {
         this.kubernetesHa = kubernetesHa;
     }
 
+    /** No fault at all: the job run where it is deployed, its table checked (the Kubernetes end-to-end run). */
+    static Scenario steady(String name) {
+        return new Scenario(name, null, 1.0, List.of(), false, false);
+    }
+
     static Scenario of(Fault fault, double injectAt) {
         return new Scenario(fault.id + "@" + Math.round(injectAt * 100) + "%", fault, injectAt, List.of(), false, false);
     }

@@ -1,43 +1,27 @@
 package io.lineflow.drill;
 
 import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.event.RejectReason;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.ExpectedWindows;
-import io.lineflow.testing.WindowTable;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -142,7 +126,10 @@ final class ScenarioRunner {
         int injectIndex = (int) Math.round(realRecords * scenario.injectAt);
         CountDownLatch atInjection = new CountDownLatch(1);
         AtomicLong rejectedByKafka = new AtomicLong();
-        Thread producer = new Thread(() -> produce(cluster, input, injectIndex, atInjection, rejectedByKafka), "drill-producer");
+        long total = (long) settings.windows * settings.millisPerWindow;
+        Thread producer = new Thread(
+                () -> TableCheck.produce(cluster.bootstrapServers(), TOPIC, input, total, injectIndex, atInjection, rejectedByKafka),
+                "drill-producer");
         producer.start();
 
         atInjection.await();
@@ -160,45 +147,8 @@ final class ScenarioRunner {
                     "Kafka did not accept " + rejectedByKafka.get() + " input records: the expected table is not what was sent");
         }
         Map<String, DeviceWindowStats> expected = ExpectedWindows.of(input.counted, WINDOW);
-        Map<String, DeviceWindowStats> actual = awaitTable(cluster, expected);
-        verify(cluster, input, expected, actual, result);
-    }
-
-    private void produce(LocalCluster cluster, DeterministicInput input, int injectIndex, CountDownLatch atInjection,
-            AtomicLong rejectedByKafka) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1); // see DeterministicInput.produce
-        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 300_000);
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        long total = (long) settings.windows * settings.millisPerWindow;
-        int n = input.records.size();
-        long start = System.currentTimeMillis();
-        try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (int i = 0; i < n; i++) {
-                if (i == injectIndex) {
-                    p.flush();
-                    atInjection.countDown();
-                }
-                long due = start + total * i / n;
-                long wait = due - System.currentTimeMillis();
-                if (wait > 0) {
-                    FlinkRest.sleep(wait);
-                }
-                DeterministicInput.Record r = input.records.get(i);
-                p.send(new ProducerRecord<>(TOPIC, r.partition, r.key.getBytes(StandardCharsets.UTF_8), r.value),
-                        (metadata, e) -> {
-                            if (e != null) {
-                                rejectedByKafka.incrementAndGet();
-                            }
-                        });
-            }
-            p.flush();
-        } finally {
-            atInjection.countDown();
-        }
+        Map<String, DeviceWindowStats> actual = TableCheck.awaitTable(cluster.postgres()::connect, expected, Duration.ofMinutes(4));
+        TableCheck.verify(cluster.postgres()::connect, input, expected, actual, result);
     }
 
     private void inject(Fault fault, LocalCluster cluster, List<String> args, AtomicReference<String> jobId)
@@ -266,7 +216,7 @@ final class ScenarioRunner {
                 outputAfter = Math.max(injectedAt, s.get().runningSince);
             }
             boolean settled = result.recoveryMillis != null || (!interrupted && now - injectedAt > 30_000);
-            Long first = settled ? firstRowWrittenAfter(cluster, outputAfter) : null;
+            Long first = settled ? TableCheck.firstRowWrittenAfter(cluster.postgres()::connect, outputAfter) : null;
             if (first != null) {
                 result.outputGapMillis = first - injectedAt;
                 return;
@@ -284,92 +234,6 @@ final class ScenarioRunner {
             FlinkRest.sleep(250);
         }
         throw new IllegalStateException("job " + jobId + " not running within " + timeout);
-    }
-
-    /**
-     * Waits until the table is exact, or has stopped changing for 15 s (at least 20 s after the
-     * last record): a broken job never becomes exact, and waiting for ever would prove nothing.
-     */
-    private Map<String, DeviceWindowStats> awaitTable(LocalCluster cluster, Map<String, DeviceWindowStats> expected)
-            throws InterruptedException {
-        long start = System.currentTimeMillis();
-        long lastChange = start;
-        String lastFingerprint = "";
-        Map<String, DeviceWindowStats> actual = Map.of();
-        while (System.currentTimeMillis() - start < Duration.ofMinutes(4).toMillis()) {
-            try (Connection c = cluster.postgres().connect()) {
-                actual = onlyClosedWindows(WindowTable.read(c));
-                if (WindowTable.diff(expected, actual).isEmpty()) {
-                    return actual;
-                }
-                String fingerprint = actual.size() + "/" + newestRowUpdate(cluster);
-                if (!fingerprint.equals(lastFingerprint)) {
-                    lastFingerprint = fingerprint;
-                    lastChange = System.currentTimeMillis();
-                }
-            } catch (SQLException e) {
-                lastChange = System.currentTimeMillis(); // the database is not back yet
-            }
-            long now = System.currentTimeMillis();
-            if (now - lastChange > 15_000 && now - start > 20_000) {
-                return actual;
-            }
-            Thread.sleep(1000);
-        }
-        return actual;
-    }
-
-    /** The watermark ticks' own rows are not part of the expected table. */
-    private static Map<String, DeviceWindowStats> onlyClosedWindows(Map<String, DeviceWindowStats> rows) {
-        Map<String, DeviceWindowStats> out = new TreeMap<>(rows);
-        out.keySet().removeIf(k -> k.startsWith("tick-"));
-        return out;
-    }
-
-    private void verify(LocalCluster cluster, DeterministicInput input, Map<String, DeviceWindowStats> expected,
-            Map<String, DeviceWindowStats> actual, ScenarioResult result) throws SQLException {
-        List<String> problems = WindowTable.diff(expected, actual);
-        result.problems.addAll(problems);
-        result.missing = (int) problems.stream().filter(p -> p.startsWith("MISSING")).count();
-        result.extra = (int) problems.stream().filter(p -> p.startsWith("EXTRA")).count();
-        result.wrong = (int) problems.stream().filter(p -> p.startsWith("WRONG")).map(p -> p.split(" ")[1]).distinct().count();
-        result.rowsExpected = expected.size();
-        result.rowsActual = actual.size();
-        expected.values().forEach(r -> result.piecesExpected.merge(r.windowStart, r.piecesProduced, Long::sum));
-        actual.values().forEach(r -> result.piecesActual.merge(r.windowStart, r.piecesProduced, Long::sum));
-        try (Connection c = cluster.postgres().connect()) {
-            Map<RejectReason, Long> rejected = WindowTable.rejections(c);
-            result.rejectionsExpected = input.rejections.toString();
-            result.rejectionsActual = rejected.toString();
-            if (!rejected.equals(input.rejections)) {
-                result.problems.add("REJECTED expected " + input.rejections + ", got " + rejected);
-            }
-        }
-    }
-
-    private static Long firstRowWrittenAfter(LocalCluster cluster, long after) {
-        try (Connection c = cluster.postgres().connect();
-                PreparedStatement s = c.prepareStatement(
-                        "SELECT min(updated_at) FROM device_window_stats WHERE updated_at > ?")) {
-            s.setTimestamp(1, new Timestamp(after));
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getTimestamp(1) == null ? null : rs.getTimestamp(1).getTime();
-            }
-        } catch (SQLException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    private static Long newestRowUpdate(LocalCluster cluster) {
-        try (Connection c = cluster.postgres().connect();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT max(updated_at) FROM device_window_stats")) {
-            rs.next();
-            return rs.getTimestamp(1) == null ? null : rs.getTimestamp(1).getTime();
-        } catch (SQLException | RuntimeException e) {
-            return null;
-        }
     }
 
     /** The newest retained checkpoint of a job: {@code chk-N} with the highest N and metadata. */

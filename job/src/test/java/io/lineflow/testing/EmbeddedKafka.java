@@ -39,10 +39,12 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     private final KafkaRaftServer server;
+    private final String host;
     private final int port;
 
-    private EmbeddedKafka(KafkaRaftServer server, int port) {
+    private EmbeddedKafka(KafkaRaftServer server, String host, int port) {
         this.server = server;
+        this.host = host;
         this.port = port;
     }
 
@@ -53,6 +55,15 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /** Starts a broker on {@code port}; reuses {@code dir} if it holds an earlier broker's data. */
     public static EmbeddedKafka start(Path dir, int port) {
+        return start(dir, "127.0.0.1", port);
+    }
+
+    /**
+     * Starts a broker whose client listener is {@code host:port} (advertised as such), e.g. the
+     * address of the end-to-end cluster's bridge so that pods reach it; the controller listener
+     * stays on loopback.
+     */
+    public static EmbeddedKafka start(Path dir, String host, int port) {
         int controllerPort = freePort();
         try {
             Files.createDirectories(dir);
@@ -69,8 +80,8 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("process.roles", "broker,controller");
         p.put("node.id", "1");
         p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+        p.put("listeners", "PLAINTEXT://" + host + ":" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.put("advertised.listeners", "PLAINTEXT://" + host + ":" + port);
         p.put("controller.listener.names", "CONTROLLER");
         p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
         p.put("inter.broker.listener.name", "PLAINTEXT");
@@ -86,11 +97,11 @@ public final class EmbeddedKafka implements AutoCloseable {
         KafkaRaftServer server =
                 new KafkaRaftServer(new KafkaConfig(p, false), Time.SYSTEM, Option.empty());
         server.startup();
-        return new EmbeddedKafka(server, port);
+        return new EmbeddedKafka(server, host, port);
     }
 
     public String bootstrapServers() {
-        return "127.0.0.1:" + port;
+        return host + ":" + port;
     }
 
     /** Creates a topic and waits until every partition has a leader, so producing cannot miss it. */

@@ -4,9 +4,12 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
 
 /** A real PostgreSQL server (embedded binaries) on loopback, its data under {@code dir}. */
 public final class EmbeddedPostgresServer implements AutoCloseable {
@@ -26,18 +29,84 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
      */
     public static EmbeddedPostgresServer start(Path dir, int port, boolean clean) {
         try {
-            EmbeddedPostgres.Builder builder =
-                    EmbeddedPostgres.builder()
-                            .setOverrideWorkingDirectory(dir.resolve("work").toFile())
-                            .setDataDirectory(dir.resolve("data"))
-                            .setCleanDataDirectory(clean);
-            if (port > 0) {
-                builder.setPort(port);
-            }
-            return new EmbeddedPostgresServer(builder.start());
+            return new EmbeddedPostgresServer(builder(dir, port, clean).start());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start embedded PostgreSQL", e);
         }
+    }
+
+    /**
+     * Starts PostgreSQL listening on loopback and on {@code host} as well (e.g. the end-to-end
+     * cluster's bridge, so that pods reach it). Only loopback may log in without a password, as the
+     * superuser; from {@code clientCidr} only {@code user} may log in, to database {@code database},
+     * with a SCRAM password (see {@link #createLogin}).
+     */
+    public static EmbeddedPostgresServer startReachableFrom(
+            Path dir, String host, int port, String clientCidr, String database, String user) {
+        try {
+            Files.createDirectories(dir);
+            Path hba = dir.resolve("pg_hba.conf");
+            Files.writeString(hba, String.join("\n",
+                    "# written by EmbeddedPostgresServer.startReachableFrom",
+                    "local all postgres trust",
+                    "host all postgres 127.0.0.1/32 trust",
+                    "host " + database + " " + user + " " + clientCidr + " scram-sha-256",
+                    ""));
+            return new EmbeddedPostgresServer(builder(dir, port, true)
+                    .setServerConfig("listen_addresses", "127.0.0.1," + host)
+                    .setServerConfig("hba_file", hba.toAbsolutePath().toString())
+                    .setServerConfig("password_encryption", "scram-sha-256")
+                    .start());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start embedded PostgreSQL on " + host + ":" + port, e);
+        }
+    }
+
+    /** Creates (or resets) a login role with {@code password} that owns a database of the same name. */
+    public void createLogin(String user, String password) throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            // Role and database names cannot be bound parameters; both are checked identifiers.
+            if (!user.matches("[a-z_][a-z0-9_]{0,62}")) {
+                throw new IllegalArgumentException("not a plain role name: " + user);
+            }
+            try (PreparedStatement q = c.prepareStatement("SELECT 1 FROM pg_roles WHERE rolname = ?")) {
+                q.setString(1, user);
+                if (!q.executeQuery().next()) {
+                    s.execute("CREATE ROLE " + user + " LOGIN");
+                }
+            }
+            try (PreparedStatement q = c.prepareStatement("SELECT set_config('lineflow.pw', ?, false)")) {
+                q.setString(1, password);
+                q.execute();
+            }
+            // The password travels as a bound parameter and is quoted by the server, never by us.
+            s.execute("DO $$ BEGIN EXECUTE format('ALTER ROLE " + user
+                    + " PASSWORD %L', current_setting('lineflow.pw')); END $$");
+            s.execute("SELECT set_config('lineflow.pw', '', false)");
+            try (PreparedStatement q = c.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
+                q.setString(1, user);
+                if (!q.executeQuery().next()) {
+                    s.execute("CREATE DATABASE " + user + " OWNER " + user);
+                }
+            }
+        }
+    }
+
+    /** A JDBC URL for {@code database} on loopback. */
+    public String jdbcUrl(String database) {
+        return pg.getJdbcUrl("postgres", database);
+    }
+
+    private static EmbeddedPostgres.Builder builder(Path dir, int port, boolean clean) {
+        EmbeddedPostgres.Builder builder =
+                EmbeddedPostgres.builder()
+                        .setOverrideWorkingDirectory(dir.resolve("work").toFile())
+                        .setDataDirectory(dir.resolve("data"))
+                        .setCleanDataDirectory(clean);
+        if (port > 0) {
+            builder.setPort(port);
+        }
+        return builder;
     }
 
     public String jdbcUrl() {

@@ -1,0 +1,153 @@
+package io.lineflow.drill;
+
+import io.lineflow.job.functions.DeviceWindowStats;
+import io.lineflow.testing.DeterministicInput;
+import io.lineflow.testing.EmbeddedKafka;
+import io.lineflow.testing.EmbeddedPostgresServer;
+import io.lineflow.testing.ExpectedWindows;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The host side of {@code make e2e}: the real Kafka and PostgreSQL the job in the cluster uses,
+ * and the drill's verifier against them. The Kubernetes side (cluster, operator, deploy, waiting
+ * for the FlinkDeployment) is {@code scripts/e2e.sh}.
+ *
+ * <pre>
+ * services --host IP --kafka-port P --postgres-port P --client-cidr CIDR --dir DIR
+ *          [--topic T] [--partitions N]
+ *     Kafka and PostgreSQL listening on loopback and IP (the cluster's bridge address); database
+ *     and login {@code lineflow} with the password from LINEFLOW_JDBC_PASSWORD, reachable from
+ *     CIDR only; the topic created. Prints "e2e services ready" and runs until terminated.
+ * verify --bootstrap H:P --jdbc-url URL [--topic T] [--partitions N] [--devices N] [--windows N]
+ *        [--pieces K] [--millis-per-window MS] [--report DIR]
+ *     Produces the drill's deterministic input, waits for the table and compares it cell by cell
+ *     (login lineflow, password from LINEFLOW_JDBC_PASSWORD). Exit 0 only when exact.
+ * </pre>
+ */
+public final class KubernetesE2e {
+    private static final String DATABASE = "lineflow";
+    private static final String USER = "lineflow";
+
+    private KubernetesE2e() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 0) {
+            throw new IllegalArgumentException("usage: KubernetesE2e services|verify --option value …");
+        }
+        List<String> rest = List.of(args).subList(1, args.length);
+        switch (args[0]) {
+            case "services":
+                services(options(rest, "--host", "--kafka-port", "--postgres-port", "--client-cidr", "--dir", "--topic",
+                        "--partitions"));
+                break;
+            case "verify":
+                System.exit(verify(options(rest, "--bootstrap", "--jdbc-url", "--topic", "--partitions", "--devices",
+                        "--windows", "--pieces", "--millis-per-window", "--report")) ? 0 : 1);
+                break;
+            default:
+                throw new IllegalArgumentException("unknown command '" + args[0] + "'; use services or verify");
+        }
+    }
+
+    private static void services(Map<String, String> o) throws Exception {
+        Path dir = Path.of(required(o, "--dir")).toAbsolutePath();
+        String host = required(o, "--host");
+        String password = password();
+        Files.createDirectories(dir);
+        EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), host, Integer.parseInt(required(o, "--kafka-port")));
+        EmbeddedPostgresServer pg = EmbeddedPostgresServer.startReachableFrom(dir.resolve("postgres"), host,
+                Integer.parseInt(required(o, "--postgres-port")), required(o, "--client-cidr"), DATABASE, USER);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            kafka.close();
+            try {
+                pg.close();
+            } catch (IOException e) {
+                System.err.println("stopping PostgreSQL: " + e);
+            }
+        }));
+        pg.createLogin(USER, password);
+        kafka.createTopic(o.getOrDefault("--topic", "device-events"), Integer.parseInt(o.getOrDefault("--partitions", "4")));
+        System.out.println("e2e services ready: kafka " + kafka.bootstrapServers() + ", postgresql " + host + ":"
+                + o.get("--postgres-port") + "/" + DATABASE);
+        Thread.currentThread().join();
+    }
+
+    private static boolean verify(Map<String, String> o) throws Exception {
+        String url = required(o, "--jdbc-url");
+        String password = password();
+        String topic = o.getOrDefault("--topic", "device-events");
+        int partitions = Integer.parseInt(o.getOrDefault("--partitions", "4"));
+        int devices = Integer.parseInt(o.getOrDefault("--devices", "8"));
+        int windows = Integer.parseInt(o.getOrDefault("--windows", "12"));
+        int pieces = Integer.parseInt(o.getOrDefault("--pieces", "20"));
+        long millisPerWindow = Long.parseLong(o.getOrDefault("--millis-per-window", "1000"));
+        TableCheck.Database db = () -> DriverManager.getConnection(url, USER, password);
+
+        DeterministicInput input = DeterministicInput.generate(
+                devices, windows, pieces, ScenarioRunner.WINDOW, ScenarioRunner.T0, partitions);
+        input.addWatermarkTicks(ScenarioRunner.T0 + (windows + 1) * ScenarioRunner.WINDOW + ScenarioRunner.WINDOW / 2);
+        ScenarioResult result = new ScenarioResult(Scenario.steady("kubernetes:steady"));
+        long began = System.currentTimeMillis();
+        AtomicLong rejectedByKafka = new AtomicLong();
+        System.out.printf("producing %d records (%d devices × %d windows × %d pieces) to %s%n",
+                input.records.size(), devices, windows, pieces, topic);
+        TableCheck.produce(required(o, "--bootstrap"), topic, input, windows * millisPerWindow, -1,
+                new CountDownLatch(1), rejectedByKafka);
+        if (rejectedByKafka.get() > 0) {
+            throw new IllegalStateException("Kafka did not accept " + rejectedByKafka.get() + " input records");
+        }
+        long produced = System.currentTimeMillis();
+        Map<String, DeviceWindowStats> expected = ExpectedWindows.of(input.counted, ScenarioRunner.WINDOW);
+        Map<String, DeviceWindowStats> actual = TableCheck.awaitTable(db, expected, Duration.ofMinutes(5));
+        TableCheck.verify(db, input, expected, actual, result);
+        result.durationMillis = System.currentTimeMillis() - began;
+        System.out.printf("table settled %s after the last record%n", ScenarioRunner.seconds(System.currentTimeMillis() - produced));
+        result.problems.stream().limit(20).forEach(p -> System.out.println("  " + p));
+        List<ScenarioResult> results = List.of(result);
+        System.out.print(DrillReport.summary(results));
+        if (o.containsKey("--report")) {
+            Path report = Path.of(o.get("--report"));
+            Files.createDirectories(report);
+            System.out.println("Report: " + DrillReport.writeHtml(results, report).toAbsolutePath());
+        }
+        return result.passed();
+    }
+
+    private static String password() {
+        String p = System.getenv("LINEFLOW_JDBC_PASSWORD");
+        if (p == null || p.isEmpty()) {
+            throw new IllegalArgumentException("LINEFLOW_JDBC_PASSWORD is not set: the e2e database login needs it");
+        }
+        return p;
+    }
+
+    private static Map<String, String> options(List<String> args, String... known) {
+        Map<String, String> o = new HashMap<>();
+        for (int i = 0; i < args.size(); i += 2) {
+            if (!List.of(known).contains(args.get(i)) || i + 1 >= args.size()) {
+                throw new IllegalArgumentException("expected one of " + List.of(known) + " followed by a value, got '"
+                        + args.get(i) + "'");
+            }
+            o.put(args.get(i), args.get(i + 1));
+        }
+        return o;
+    }
+
+    private static String required(Map<String, String> o, String key) {
+        String v = o.get(key);
+        if (v == null) {
+            throw new IllegalArgumentException("missing option " + key);
+        }
+        return v;
+    }
+}

@@ -1,0 +1,171 @@
+package io.lineflow.drill;
+
+import io.lineflow.job.event.RejectReason;
+import io.lineflow.job.functions.DeviceWindowStats;
+import io.lineflow.testing.DeterministicInput;
+import io.lineflow.testing.WindowTable;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The drill's input and verifier, whatever runs the job: produces the deterministic input at a
+ * steady pace, waits for the table and compares it cell by cell with the known answer. The local
+ * drill ({@link ScenarioRunner}) and the Kubernetes end-to-end run ({@link KubernetesE2e}) share it,
+ * so both backends are judged by the same rule.
+ */
+final class TableCheck {
+    /** Where the table lives: a fresh connection per call, so a database outage is survivable. */
+    interface Database {
+        Connection connect() throws SQLException;
+    }
+
+    private TableCheck() {}
+
+    /**
+     * Sends every record of {@code input} to {@code topic}, spread evenly over {@code totalMillis};
+     * counts down {@code atInjection} once the first {@code injectIndex} records are acknowledged.
+     * A record Kafka refuses is counted in {@code rejectedByKafka}: the expected table would then
+     * not be what was sent.
+     */
+    static void produce(String bootstrap, String topic, DeterministicInput input, long totalMillis, int injectIndex,
+            CountDownLatch atInjection, AtomicLong rejectedByKafka) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1); // see DeterministicInput.produce
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 300_000);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        int n = input.records.size();
+        long start = System.currentTimeMillis();
+        try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < n; i++) {
+                if (i == injectIndex) {
+                    p.flush();
+                    atInjection.countDown();
+                }
+                long wait = start + totalMillis * i / n - System.currentTimeMillis();
+                if (wait > 0) {
+                    FlinkRest.sleep(wait);
+                }
+                DeterministicInput.Record r = input.records.get(i);
+                p.send(new ProducerRecord<>(topic, r.partition, r.key.getBytes(StandardCharsets.UTF_8), r.value),
+                        (metadata, e) -> {
+                            if (e != null) {
+                                rejectedByKafka.incrementAndGet();
+                            }
+                        });
+            }
+            p.flush();
+        } finally {
+            atInjection.countDown();
+        }
+    }
+
+    /**
+     * Waits until the table is exact, or has stopped changing for 15 s (at least 20 s after the
+     * call), or {@code max} has passed: a broken job never becomes exact, and waiting for ever
+     * would prove nothing.
+     */
+    static Map<String, DeviceWindowStats> awaitTable(Database db, Map<String, DeviceWindowStats> expected, Duration max)
+            throws InterruptedException {
+        long start = System.currentTimeMillis();
+        long lastChange = start;
+        String lastFingerprint = "";
+        Map<String, DeviceWindowStats> actual = Map.of();
+        while (System.currentTimeMillis() - start < max.toMillis()) {
+            try (Connection c = db.connect()) {
+                actual = onlyClosedWindows(WindowTable.read(c));
+                if (WindowTable.diff(expected, actual).isEmpty()) {
+                    return actual;
+                }
+                String fingerprint = actual.size() + "/" + newestRowUpdate(db);
+                if (!fingerprint.equals(lastFingerprint)) {
+                    lastFingerprint = fingerprint;
+                    lastChange = System.currentTimeMillis();
+                }
+            } catch (SQLException e) {
+                lastChange = System.currentTimeMillis(); // the database is not back yet
+            }
+            long now = System.currentTimeMillis();
+            if (now - lastChange > 15_000 && now - start > 20_000) {
+                return actual;
+            }
+            Thread.sleep(1000);
+        }
+        return actual;
+    }
+
+    /** The watermark ticks' own rows are not part of the expected table. */
+    private static Map<String, DeviceWindowStats> onlyClosedWindows(Map<String, DeviceWindowStats> rows) {
+        Map<String, DeviceWindowStats> out = new TreeMap<>(rows);
+        out.keySet().removeIf(k -> k.startsWith("tick-"));
+        return out;
+    }
+
+    /** Compares the table and rejected_events with what {@code input} must give; findings go to {@code result}. */
+    static void verify(Database db, DeterministicInput input, Map<String, DeviceWindowStats> expected,
+            Map<String, DeviceWindowStats> actual, ScenarioResult result) throws SQLException {
+        List<String> problems = WindowTable.diff(expected, actual);
+        result.problems.addAll(problems);
+        result.missing = (int) problems.stream().filter(p -> p.startsWith("MISSING")).count();
+        result.extra = (int) problems.stream().filter(p -> p.startsWith("EXTRA")).count();
+        result.wrong = (int) problems.stream().filter(p -> p.startsWith("WRONG")).map(p -> p.split(" ")[1]).distinct().count();
+        result.rowsExpected = expected.size();
+        result.rowsActual = actual.size();
+        expected.values().forEach(r -> result.piecesExpected.merge(r.windowStart, r.piecesProduced, Long::sum));
+        actual.values().forEach(r -> result.piecesActual.merge(r.windowStart, r.piecesProduced, Long::sum));
+        try (Connection c = db.connect()) {
+            Map<RejectReason, Long> rejected = WindowTable.rejections(c);
+            result.rejectionsExpected = input.rejections.toString();
+            result.rejectionsActual = rejected.toString();
+            if (!rejected.equals(input.rejections)) {
+                result.problems.add("REJECTED expected " + input.rejections + ", got " + rejected);
+            }
+        }
+    }
+
+    /** The first {@code updated_at} after {@code after}, or null when there is none (or no database). */
+    static Long firstRowWrittenAfter(Database db, long after) {
+        try (Connection c = db.connect();
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT min(updated_at) FROM device_window_stats WHERE updated_at > ?")) {
+            s.setTimestamp(1, new Timestamp(after));
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getTimestamp(1) == null ? null : rs.getTimestamp(1).getTime();
+            }
+        } catch (SQLException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static Long newestRowUpdate(Database db) {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT max(updated_at) FROM device_window_stats")) {
+            rs.next();
+            return rs.getTimestamp(1) == null ? null : rs.getTimestamp(1).getTime();
+        } catch (SQLException | RuntimeException e) {
+            return null;
+        }
+    }
+}
