@@ -22,6 +22,13 @@ BIN ?= $(CURDIR)/bin
 KUBECTL ?= $(BIN)/kubectl
 HELM ?= $(BIN)/helm
 include operator-config/chart.env
+# Chart of `make operator-install`: a folder (OPERATOR_CHART=…); empty means the chart inside the
+# operator's source release when it is there (scripts/e2e-images.sh chart), else the Apache repo.
+OPERATOR_CHART ?=
+# Helm values: the shared file plus the environment's own operator-config/values-$(ENV).yaml, if any.
+OPERATOR_VALUES ?= operator-config/values.yaml $(wildcard operator-config/values-$(ENV).yaml)
+# Namespaces the operator watches (created before the chart's Roles): watchNamespaces of those values.
+OPERATOR_WATCH_NAMESPACES ?= $(if $(filter e2e,$(ENV)),lineflow-e2e,lineflow lineflow-dev)
 
 ##@ General
 
@@ -107,12 +114,15 @@ image-tar: ## Build the job image as a tar, offline (IMAGE_TAR=…, BASE_IMAGE=s
 	BASE_IMAGE="$(BASE_IMAGE)" MVN="$(MVN)" scripts/image.sh tar "$(or $(IMAGE),lineflow-job:dev)" "$(abspath $(IMAGE_TAR))"
 
 .PHONY: operator-install
-operator-install: tools ## Install or upgrade the Flink Kubernetes Operator (pinned chart) with operator-config/values.yaml.
-	for ns in $(OPERATOR_NAMESPACE) lineflow lineflow-dev; do \
+operator-install: tools ## Install or upgrade the Flink Kubernetes Operator 1.10.0 with operator-config/values.yaml (+ values-$(ENV).yaml); chart from the source release if present, else the Apache repo.
+	for ns in $(OPERATOR_NAMESPACE) $(OPERATOR_WATCH_NAMESPACES); do \
 	  $(KUBECTL) create namespace "$$ns" --dry-run=client -o yaml | $(KUBECTL) apply -f -; done
-	$(HELM) upgrade --install $(OPERATOR_RELEASE) flink-kubernetes-operator \
-	  --repo $(OPERATOR_CHART_REPO) --version $(OPERATOR_CHART_VERSION) \
-	  --namespace $(OPERATOR_NAMESPACE) -f operator-config/values.yaml --wait
+	chart="$(OPERATOR_CHART)"; [ -n "$$chart" ] || chart="$$(scripts/e2e-images.sh chart 2>/dev/null)" || chart=""; \
+	if [ -n "$$chart" ]; then src=("$$chart"); \
+	else src=(flink-kubernetes-operator --repo $(OPERATOR_CHART_REPO) --version $(OPERATOR_CHART_VERSION)); fi; \
+	echo "operator-install: chart $${src[*]}, values $(OPERATOR_VALUES)"; \
+	$(HELM) upgrade --install $(OPERATOR_RELEASE) "$${src[@]}" \
+	  --namespace $(OPERATOR_NAMESPACE) $(foreach f,$(OPERATOR_VALUES),-f $(f)) --wait
 
 .PHONY: deploy
 deploy: tools ## Deploy overlay ENV=dev|prod (IMAGE=… sets the job image); dev creates its own secrets.
@@ -185,3 +195,18 @@ k8s-test-env-stop: ## Stop the etcd + kube-apiserver that `make k8s-test-env` st
 .PHONY: k8s-it
 k8s-it: ## Run the real-API-server tests only (overlays dry-run, reconciler and Flink RBAC).
 	$(MVN) -pl k8s-it -am verify -Dsurefire.failIfNoSpecifiedTests=false -Dtest='io.lineflow.k8s.**'
+
+##@ End to end images
+
+.PHONY: e2e-images
+e2e-images: ## Build the e2e image tars offline: stand-in Flink 1.20.1 base, operator 1.10.0, job (first run ~6 min, then ~1 min).
+	MVN="$(MVN)" scripts/e2e-images.sh build
+	@scripts/e2e-images.sh env
+
+.PHONY: e2e-images-import
+e2e-images-import: ## Build the e2e image tars and import them into the e2e cluster's containerd (make e2e-up first).
+	MVN="$(MVN)" scripts/e2e-images.sh import "$(E2E_STATE)/containerd/containerd.sock" k8s.io
+
+.PHONY: operator-build
+operator-build: ## Build the Flink Kubernetes Operator 1.10.0 jars from its source release (LINEFLOW_OPERATOR_SRC=…; cached).
+	MVN="$(MVN)" scripts/e2e-images.sh operator-build

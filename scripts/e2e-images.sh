@@ -1,0 +1,338 @@
+#!/usr/bin/env bash
+# Builds the container images of the end-to-end cluster as image tars, without Docker or a
+# registry, and imports them into containerd.
+#
+#   lineflow/flink-standin:1.20.1-java17   a STAND-IN for the official flink:1.20.1-java17 image
+#                                          (which cannot be pulled here): a Debian JRE 17 rootfs,
+#                                          Flink 1.20.1's jars from Maven Central and start
+#                                          scripts of our own (images/flink-standin/scripts)
+#   lineflow/flink-kubernetes-operator:1.10.0
+#                                          the real operator, built from its source release
+#   lineflow-job:e2e                       the job image: the production Jib build
+#                                          (scripts/image.sh) on top of the stand-in
+#
+# The JRE rootfs is the Debian package closure of openjdk-17-jre-headless, bash, coreutils, sed
+# and grep, fetched with `apt-get download` and unpacked (nothing is installed here); image
+# tars are docker-save style (manifest.json, config, gzip layers), which both
+# `ctr images import` and Jib's tar:// base read. Layers and the operator build are cached in
+# $LINEFLOW_IMAGES_CACHE (default .cache/e2e-images) and published to a machine-wide folder,
+# $LINEFLOW_IMAGES_SHARED_CACHE (default ~/.cache/lineflow/e2e-images; empty switches it off),
+# that other clones reuse. Cache keys hold every input, so a changed recipe builds afresh.
+#
+# Usage:
+#   scripts/e2e-images.sh build             build the three image tars (idempotent)
+#   scripts/e2e-images.sh operator-build    build only the operator jars
+#   scripts/e2e-images.sh import SOCK [NS]  build, then import every tar into containerd at SOCK
+#                                           (namespace NS, default k8s.io)
+#   scripts/e2e-images.sh chart             unpack the operator's Helm chart from the source release
+#                                           and print its folder (builds nothing)
+#   scripts/e2e-images.sh env               print the image names and tar paths (shell syntax)
+# Env: LINEFLOW_OPERATOR_SRC  operator source release (.tar.gz); default
+#      ../shared/vendor/flink-kubernetes-operator-1.10.0-src.tar.gz, relative to the repository
+#      MVN                    Maven command (default: mvn -B -ntp)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+CACHE="${LINEFLOW_IMAGES_CACHE:-$ROOT/.cache/e2e-images}"
+SHARED="${LINEFLOW_IMAGES_SHARED_CACHE-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/lineflow/e2e-images}"
+OPERATOR_VERSION=1.10.0
+FLINK_VERSION="$(sed -n 's:.*<flink.version>\(.*\)</flink.version>.*:\1:p' "$ROOT/pom.xml" | head -1)"
+FLINK_IMAGE="lineflow/flink-standin:$FLINK_VERSION-java17"
+OPERATOR_IMAGE="lineflow/flink-kubernetes-operator:$OPERATOR_VERSION"
+JOB_IMAGE="lineflow-job:e2e"
+IMAGES="$CACHE/images"
+FLINK_TAR="$IMAGES/flink-standin.tar"
+OPERATOR_TAR="$IMAGES/flink-kubernetes-operator.tar"
+JOB_TAR="$IMAGES/lineflow-job.tar"
+OPERATOR_SRC="${LINEFLOW_OPERATOR_SRC:-../shared/vendor/flink-kubernetes-operator-$OPERATOR_VERSION-src.tar.gz}"
+[[ "$OPERATOR_SRC" == /* ]] || OPERATOR_SRC="$ROOT/$OPERATOR_SRC"
+JAVA_HOME_IN_IMAGE=/usr/lib/jvm/java-17-openjdk-amd64
+PATH_IN_IMAGE="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+# Flink's user and group in the official images; every container here runs as it.
+FLINK_UID=9999
+# Bump when the rootfs recipe below changes in a way the package list does not show.
+JRE_RECIPE=r1
+read -r -a MVN <<< "${MVN:-mvn -B -ntp}"
+log() { echo "e2e-images: $*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+sha() { sha256sum | cut -c1-16; }
+
+# --- cache -----------------------------------------------------------------------------------
+
+# Takes $CACHE/$1 from the machine-wide cache when it is there; true when $CACHE/$1 exists.
+from_shared() {
+  [[ -e "$CACHE/$1" ]] && return 0
+  [[ -n "$SHARED" && -e "$SHARED/$1" ]] || return 1
+  mkdir -p "$(dirname "$CACHE/$1")"
+  cp -r "$SHARED/$1" "$CACHE/$1.part" && mv "$CACHE/$1.part" "$CACHE/$1"
+  log "reused $1 from $SHARED (machine-wide cache)"
+}
+
+# Copies $CACHE/$1 to the machine-wide cache (best effort: a read-only one is no failure).
+publish() {
+  [[ -n "$SHARED" && "$SHARED" != "$CACHE" && ! -e "$SHARED/$1" ]] || return 0
+  local tmp
+  mkdir -p "$(dirname "$SHARED/$1")" 2>/dev/null \
+    && tmp="$(mktemp -d "$(dirname "$SHARED/$1")/.publish.XXXXXX" 2>/dev/null)" || return 0
+  if cp -r "$CACHE/$1" "$tmp/x" && chmod -R a+rX "$tmp" && mv "$tmp/x" "$SHARED/$1"; then
+    log "published $1 to $SHARED"
+  fi
+  rm -rf "$tmp"
+}
+
+lock() {
+  mkdir -p "$CACHE"
+  exec 9>"$CACHE/.build.lock"
+  flock -n 9 || { log "another build holds $CACHE/.build.lock; waiting for it"; flock 9; }
+}
+
+# --- layers and image tars -------------------------------------------------------------------
+
+# Writes folder $1 as gzip layer $2 (owned by root, sorted, so equal input gives an equal
+# layer) and its uncompressed digest to $2.diffid. Paths listed in $3 (relative, one per line)
+# are owned by the flink user instead.
+layer() {
+  local dir="$1" out="$2" owned="${3:-}" raw="$2.raw"
+  local exclude=()
+  [[ -z "$owned" ]] || exclude=(--exclude-from="$owned")
+  tar -C "$dir" --sort=name --numeric-owner --owner=0 --group=0 "${exclude[@]}" -cf "$raw" .
+  if [[ -n "$owned" ]]; then
+    # Appended after the root-owned tree; their parent folders are already in it.
+    (cd "$dir" && sed 's:^:./:' "$owned" | tar --sort=name --numeric-owner --owner="$FLINK_UID" \
+        --group="$FLINK_UID" --no-recursion -rf "$raw" -T -)
+  fi
+  echo "sha256:$(sha256sum < "$raw" | cut -d' ' -f1)" > "$out.diffid"
+  gzip -n -1 < "$raw" > "$out.part"
+  rm -f "$raw"
+  mv "$out.part" "$out"
+}
+
+# Writes image tar $1 named $2 from config fragment $3 (JSON members of "config") and layers $4…
+image_tar() {
+  local tar="$1" name="$2" config="$3"; shift 3
+  local dir="$tar.d" diffids="" layers="" l d cfg
+  rm -rf "$dir" && mkdir -p "$dir"
+  for l in "$@"; do
+    d="$(cat "$l.diffid")"
+    ln "$l" "$dir/${d#sha256:}.tar.gz" 2>/dev/null || cp "$l" "$dir/${d#sha256:}.tar.gz"
+    diffids+="${diffids:+,}\"$d\""
+    layers+="${layers:+,}\"${d#sha256:}.tar.gz\""
+  done
+  cfg="{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{$config},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[$diffids]}}"
+  d="$(printf '%s' "$cfg" | sha256sum | cut -d' ' -f1)"
+  printf '%s' "$cfg" > "$dir/$d.json"
+  printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":[%s]}]' "$d" "$name" "$layers" > "$dir/manifest.json"
+  mkdir -p "$(dirname "$tar")"
+  # Member names without "./": Jib refuses an entry that names the destination folder itself.
+  (cd "$dir" && tar --numeric-owner --owner=0 --group=0 -cf "$tar.part" manifest.json "$d.json" *.tar.gz) && mv "$tar.part" "$tar"
+  rm -rf "$dir"
+  log "wrote $name to $tar ($(du -h "$tar" | cut -f1))"
+}
+
+# JSON array of strings from the arguments (values here carry no quotes or backslashes).
+json_array() { local s="" a; for a in "$@"; do s+="${s:+,}\"$a\""; done; echo "[$s]"; }
+
+# --- the JRE rootfs (shared by the Flink stand-in and the operator image) -------------------
+
+# The Debian packages of the rootfs, name=version, resolved as for an empty system.
+jre_packages() {
+  local empty="$CACHE/work/empty-status"
+  mkdir -p "$CACHE/work" && : > "$empty"
+  apt-get install -s -qq --no-install-recommends -o Dir::State::status="$empty" \
+      openjdk-17-jre-headless bash coreutils dash sed grep 2>/dev/null \
+    | sed -n 's/^Inst \([^ ]*\) (\([^ ]*\) .*/\1=\2/p' | sort
+}
+
+JRE_LAYER=""
+jre_layer() {
+  command -v apt-get >/dev/null || die "apt-get is needed (Debian/Ubuntu) to fetch the JRE packages"
+  local pkgs key work start=$SECONDS
+  pkgs="$(jre_packages)"
+  if [[ -z "$pkgs" ]]; then
+    log "apt has no package lists; running apt-get update"
+    apt-get update -qq || die "apt-get update failed (run as root, or run it once yourself)"
+    pkgs="$(jre_packages)"
+  fi
+  grep -q '^openjdk-17-jre-headless=' <<<"$pkgs" || die "apt cannot resolve openjdk-17-jre-headless"
+  key="jre17-$JRE_RECIPE-$( (echo "$pkgs"; declare -f rootfs_fixups) | sha)"
+  JRE_LAYER="$CACHE/layers/$key.tar.gz"
+  from_shared "layers/$key.tar.gz.diffid" && from_shared "layers/$key.tar.gz" && return 0
+  log "building the JRE 17 rootfs from $(wc -l <<<"$pkgs") Debian packages into $JRE_LAYER"
+  work="$CACHE/work/jre"
+  rm -rf "$work" && mkdir -p "$work/debs" "$work/rootfs"
+  # shellcheck disable=SC2046
+  (cd "$work/debs" && apt-get download -qq $(echo "$pkgs")) || die "apt-get download failed"
+  # Debian 12 packages still ship /bin, /lib…; the merged-/usr links go in first, as debootstrap does.
+  mkdir -p "$work/rootfs/usr/bin" "$work/rootfs/usr/sbin" "$work/rootfs/usr/lib" "$work/rootfs/usr/lib64"
+  for d in bin sbin lib lib64; do ln -s "usr/$d" "$work/rootfs/$d"; done
+  for deb in "$work"/debs/*.deb; do
+    dpkg-deb --fsys-tarfile "$deb" | tar -x --keep-directory-symlink -C "$work/rootfs" \
+      || die "could not unpack $deb"
+  done
+  rootfs_fixups "$work/rootfs"
+  mkdir -p "$CACHE/layers"
+  layer "$work/rootfs" "$JRE_LAYER"
+  rm -rf "$work"
+  log "JRE layer built in $((SECONDS - start)) s ($(du -h "$JRE_LAYER" | cut -f1) compressed)"
+  publish "layers/$key.tar.gz.diffid"; publish "layers/$key.tar.gz"
+}
+
+# What the packages' maintainer scripts would have done, as far as a container needs it.
+rootfs_fixups() {
+  local r="$1"
+  printf 'root:x:0:0:root:/root:/bin/bash\nflink:x:9999:9999:flink:/opt/flink:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' > "$r/etc/passwd"
+  printf 'root:x:0:\nflink:x:9999:\nnogroup:x:65534:\n' > "$r/etc/group"
+  printf 'passwd: files\ngroup: files\nhosts: files dns\n' > "$r/etc/nsswitch.conf"
+  [[ -e "$r/bin/sh" ]] || ln -s dash "$r/usr/bin/sh"
+  ln -sf "$JAVA_HOME_IN_IMAGE/bin/java" "$r/usr/bin/java"
+  mkdir -p "$r/tmp" "$r/var/tmp" "$r/root" && chmod 1777 "$r/tmp" "$r/var/tmp" && chmod 700 "$r/root"
+  # No setuid/setgid programs: nothing in these containers may gain privileges.
+  find "$r" -type f -perm /6000 -exec chmod ug-s {} +
+  rm -rf "$r"/usr/share/{doc,man,info,locale,lintian} "$r"/var/cache/debconf/*-old
+}
+
+# --- the Flink stand-in --------------------------------------------------------------------
+
+flink_image() {
+  local src="$ROOT/images/flink-standin" key stage layer_file start=$SECONDS
+  key="flink-$FLINK_VERSION-$(cat "$src/pom.xml" "$ROOT/pom.xml" "$src"/scripts/* "$src"/conf/* <(declare -f flink_image layer image_tar) \
+    <(echo "$JRE_LAYER") | sha)"
+  if [[ -s "$FLINK_TAR" && "$(cat "$FLINK_TAR.key" 2>/dev/null)" == "$key" ]]; then
+    log "$FLINK_IMAGE is up to date: $FLINK_TAR"; return 0
+  fi
+  log "assembling Flink $FLINK_VERSION's lib/ and plugins/ from Maven Central (images/flink-standin)"
+  "${MVN[@]}" -q -f "$src/pom.xml" clean package || die "the stand-in's Maven assembly failed"
+  stage="$CACHE/work/flink" layer_file="$CACHE/layers/$key.tar.gz"
+  rm -rf "$stage" && mkdir -p "$stage/opt/flink/log" "$CACHE/layers"
+  cp -r "$src/target/flink/lib" "$src/target/flink/plugins" "$stage/opt/flink/"
+  cp -r "$src/conf" "$stage/opt/flink/conf"
+  cp -r "$src/scripts" "$stage/opt/flink/bin"
+  mv "$stage/opt/flink/bin/docker-entrypoint.sh" "$stage/docker-entrypoint.sh"
+  chmod -R a+rX,go-w "$stage"
+  printf 'opt/flink/log\n' > "$CACHE/work/flink-owned"
+  layer "$stage" "$layer_file" "$CACHE/work/flink-owned"
+  local env
+  env="$(json_array "PATH=/opt/flink/bin:$PATH_IN_IMAGE" "JAVA_HOME=$JAVA_HOME_IN_IMAGE" "FLINK_HOME=/opt/flink" \
+    "FLINK_CONF_DIR=/opt/flink/conf" "FLINK_LIB_DIR=/opt/flink/lib" "FLINK_PLUGINS_DIR=/opt/flink/plugins" \
+    "FLINK_LOG_DIR=/opt/flink/log" "LANG=C.UTF-8")"
+  image_tar "$FLINK_TAR" "$FLINK_IMAGE" \
+    "\"User\":\"$FLINK_UID:$FLINK_UID\",\"Env\":$env,\"Entrypoint\":[\"/docker-entrypoint.sh\"],\"Cmd\":[\"help\"],\"WorkingDir\":\"/opt/flink\",\"Labels\":{\"org.opencontainers.image.title\":\"lineflow stand-in for flink:$FLINK_VERSION-java17\",\"org.opencontainers.image.version\":\"$FLINK_VERSION\"}" \
+    "$JRE_LAYER" "$layer_file"
+  echo "$key" > "$FLINK_TAR.key"
+  rm -rf "$stage" "$layer_file" "$layer_file.diffid"
+  log "$FLINK_IMAGE in $((SECONDS - start)) s"
+}
+
+# --- the operator ----------------------------------------------------------------------------
+
+OPERATOR_OUT=""
+operator_build() {
+  [[ -f "$OPERATOR_SRC" ]] || die "operator source $OPERATOR_SRC not found; set LINEFLOW_OPERATOR_SRC to flink-kubernetes-operator-$OPERATOR_VERSION-src.tar.gz (Apache archive)"
+  local key="operator-$OPERATOR_VERSION-$(sha < "$OPERATOR_SRC")" work tree start=$SECONDS
+  OPERATOR_OUT="$CACHE/$key"
+  from_shared "$key" && return 0
+  log "building the Flink Kubernetes Operator $OPERATOR_VERSION from $OPERATOR_SRC (a few minutes)"
+  work="$CACHE/work/operator"
+  rm -rf "$work" && mkdir -p "$work"
+  tar xzf "$OPERATOR_SRC" -C "$work"
+  tree="$(ls -d "$work"/*/ | head -1)"
+  [[ -f "$tree/flink-kubernetes-operator/pom.xml" ]] || die "$OPERATOR_SRC holds no flink-kubernetes-operator module"
+  # okhttp: the shaded jar has no HTTP client otherwise; antrun: the api module would download
+  # CRDs to compare with; the rest are checks that need nothing at run time.
+  (cd "$tree" && "${MVN[@]}" install -pl flink-kubernetes-operator -am -DskipTests \
+      -Dfabric8.httpclient.impl=okhttp -Dmaven.antrun.skip=true -Dspotless.check.skip=true \
+      -Dcheckstyle.skip=true -Drat.skip=true -Dcyclonedx.skip=true -Dmaven.gitcommitid.skip=true \
+      > "$work/build.log" 2>&1) || { tail -30 "$work/build.log" >&2; die "operator build failed, log: $work/build.log"; }
+  local out="$OPERATOR_OUT.part"
+  rm -rf "$out" && mkdir -p "$out/jars"
+  cp "$tree/flink-kubernetes-operator/target/flink-kubernetes-operator-$OPERATOR_VERSION-shaded.jar" \
+     "$tree/flink-kubernetes-standalone/target/flink-kubernetes-standalone-$OPERATOR_VERSION.jar" "$out/jars/"
+  cp -r "$tree/flink-kubernetes-operator/target/plugins" "$out/plugins"
+  echo "$((SECONDS - start))" > "$out/build-seconds"
+  mv "$out" "$OPERATOR_OUT"
+  rm -rf "$work"
+  log "operator built in $((SECONDS - start)) s into $OPERATOR_OUT"
+  publish "$key"
+}
+
+# The operator's Helm chart from the source release (no build needed); its path in $OPERATOR_CHART.
+OPERATOR_CHART=""
+operator_chart() {
+  [[ -f "$OPERATOR_SRC" ]] || die "operator source $OPERATOR_SRC not found; set LINEFLOW_OPERATOR_SRC to flink-kubernetes-operator-$OPERATOR_VERSION-src.tar.gz (Apache archive)"
+  local dir="$CACHE/chart-$OPERATOR_VERSION-$(sha < "$OPERATOR_SRC")"
+  OPERATOR_CHART="$dir/flink-kubernetes-operator"
+  [[ -f "$OPERATOR_CHART/Chart.yaml" ]] && return 0
+  rm -rf "$dir.part" && mkdir -p "$dir.part"
+  tar xzf "$OPERATOR_SRC" -C "$dir.part" --strip-components=2 --wildcards '*/helm/flink-kubernetes-operator' \
+    || die "$OPERATOR_SRC holds no helm/flink-kubernetes-operator"
+  mv "$dir.part" "$dir"
+}
+
+operator_image() {
+  local key stage layer_file start=$SECONDS
+  key="$(basename "$OPERATOR_OUT")-$(cat "$ROOT/images/operator/docker-entrypoint.sh" <(declare -f operator_image layer image_tar) \
+    <(echo "$JRE_LAYER") | sha)"
+  if [[ -s "$OPERATOR_TAR" && "$(cat "$OPERATOR_TAR.key" 2>/dev/null)" == "$key" ]]; then
+    log "$OPERATOR_IMAGE is up to date: $OPERATOR_TAR"; return 0
+  fi
+  stage="$CACHE/work/operator-image" layer_file="$CACHE/layers/$key.tar.gz"
+  rm -rf "$stage" && mkdir -p "$stage/flink-kubernetes-operator" "$stage/opt/flink/operator-lib" "$CACHE/layers"
+  cp "$OPERATOR_OUT"/jars/*.jar "$stage/flink-kubernetes-operator/"
+  cp -r "$OPERATOR_OUT/plugins" "$stage/opt/flink/plugins"
+  install -m 0755 "$ROOT/images/operator/docker-entrypoint.sh" "$stage/docker-entrypoint.sh"
+  chmod -R a+rX,go-w "$stage"
+  layer "$stage" "$layer_file"
+  local env
+  env="$(json_array "PATH=$PATH_IN_IMAGE" "JAVA_HOME=$JAVA_HOME_IN_IMAGE" "FLINK_HOME=/opt/flink" \
+    "FLINK_PLUGINS_DIR=/opt/flink/plugins" "OPERATOR_VERSION=$OPERATOR_VERSION" \
+    "OPERATOR_JAR=flink-kubernetes-operator-$OPERATOR_VERSION-shaded.jar" \
+    "KUBERNETES_STANDALONE_JAR=flink-kubernetes-standalone-$OPERATOR_VERSION.jar" \
+    "OPERATOR_LIB=/opt/flink/operator-lib" "LANG=C.UTF-8")"
+  image_tar "$OPERATOR_TAR" "$OPERATOR_IMAGE" \
+    "\"User\":\"$FLINK_UID:$FLINK_UID\",\"Env\":$env,\"Entrypoint\":[\"/docker-entrypoint.sh\"],\"Cmd\":[\"help\"],\"WorkingDir\":\"/flink-kubernetes-operator\",\"Labels\":{\"org.opencontainers.image.title\":\"flink-kubernetes-operator $OPERATOR_VERSION (built by lineflow from the source release)\",\"org.opencontainers.image.version\":\"$OPERATOR_VERSION\"}" \
+    "$JRE_LAYER" "$layer_file"
+  echo "$key" > "$OPERATOR_TAR.key"
+  rm -rf "$stage" "$layer_file" "$layer_file.diffid"
+  log "$OPERATOR_IMAGE in $((SECONDS - start)) s"
+}
+
+# --- the job image ---------------------------------------------------------------------------
+
+job_image() {
+  local start=$SECONDS
+  BASE_IMAGE="tar://$FLINK_TAR" MVN="${MVN[*]}" "$ROOT/scripts/image.sh" tar "$JOB_IMAGE" "$JOB_TAR" >"$CACHE/work/job-image.log" 2>&1 \
+    || { tail -30 "$CACHE/work/job-image.log" >&2; die "job image build failed, log: $CACHE/work/job-image.log"; }
+  log "wrote $JOB_IMAGE to $JOB_TAR in $((SECONDS - start)) s"
+}
+
+build_all() {
+  local start=$SECONDS
+  lock
+  jre_layer
+  flink_image
+  operator_build
+  operator_image
+  job_image
+  log "all images in $((SECONDS - start)) s"
+}
+
+case "${1:-}" in
+  build) build_all ;;
+  operator-build) lock; operator_build ;;
+  chart) lock; operator_chart; echo "$OPERATOR_CHART" ;;
+  import)
+    sock="${2:?usage: e2e-images.sh import CONTAINERD_SOCKET [NAMESPACE]}"; ns="${3:-k8s.io}"
+    command -v ctr >/dev/null || die "ctr (containerd) is not installed"
+    [[ -S "$sock" ]] || die "$sock is not a socket (is containerd running?)"
+    build_all
+    for t in "$FLINK_TAR" "$OPERATOR_TAR" "$JOB_TAR"; do
+      s=$SECONDS
+      ctr --address "$sock" -n "$ns" images import "$t" >/dev/null || die "ctr import of $t failed"
+      log "imported $t into $sock ($ns) in $((SECONDS - s)) s"
+    done
+    ;;
+  env)
+    printf 'FLINK_IMAGE=%s\nFLINK_TAR=%s\nOPERATOR_IMAGE=%s\nOPERATOR_TAR=%s\nJOB_IMAGE=%s\nJOB_TAR=%s\n' \
+      "$FLINK_IMAGE" "$FLINK_TAR" "$OPERATOR_IMAGE" "$OPERATOR_TAR" "$JOB_IMAGE" "$JOB_TAR" ;;
+  *) echo "usage: e2e-images.sh build | operator-build | import SOCK [NS] | chart | env" >&2; exit 2 ;;
+esac
