@@ -299,9 +299,16 @@ operator_image() {
 # --- the job image ---------------------------------------------------------------------------
 
 job_image() {
-  local start=$SECONDS
+  local start=$SECONDS key
+  # The job's sources and build files and the base: an unchanged job is not rebuilt.
+  key="$( (cat "$FLINK_TAR.key" "$ROOT/pom.xml" "$ROOT/job/pom.xml" "$ROOT/scripts/image.sh"
+          find "$ROOT/job/src/main" -type f | sort | xargs cat) | sha)"
+  if [[ -s "$JOB_TAR" && "$(cat "$JOB_TAR.key" 2>/dev/null)" == "$key" ]]; then
+    log "$JOB_IMAGE is up to date: $JOB_TAR"; return 0
+  fi
   BASE_IMAGE="tar://$FLINK_TAR" MVN="${MVN[*]}" "$ROOT/scripts/image.sh" tar "$JOB_IMAGE" "$JOB_TAR" >"$CACHE/work/job-image.log" 2>&1 \
     || { tail -30 "$CACHE/work/job-image.log" >&2; die "job image build failed, log: $CACHE/work/job-image.log"; }
+  echo "$key" > "$JOB_TAR.key"
   log "wrote $JOB_IMAGE to $JOB_TAR in $((SECONDS - start)) s"
 }
 
