@@ -68,13 +68,6 @@ public final class ReconcilerOptions {
                     .defaultValue(Duration.ofSeconds(5))
                     .withDescription("Connect and request timeout for each Flink REST call.");
 
-    public static final ConfigOption<String> SOURCE_OPERATOR =
-            ConfigOptions.key(PREFIX + "flink.source-operator")
-                    .stringType()
-                    .defaultValue("kafka-source")
-                    .withDescription(
-                            "Name of the Kafka source operator in the job graph; annotation lineflow.io/source-operator overrides it.");
-
     // --- Kafka ---------------------------------------------------------------------------------
 
     public static final ConfigOption<Boolean> KAFKA_ENABLED =

@@ -33,6 +33,7 @@ import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Builders for deployments and observations shaped like lineflow's, healthy unless changed. */
 public final class TestUtils {
@@ -80,11 +81,11 @@ public final class TestUtils {
     }
 
     public static Job job(String state, long restarts, Checkpoints cp, Source source) {
-        return new Job("abc", "lineflow", state, NOW.minus(Duration.ofHours(2)), restarts, cp, source);
+        return new Job("abc", "lineflow", state, NOW.minus(Duration.ofHours(2)), restarts, cp, source == null ? List.of() : List.of(source));
     }
 
     public static Source source(double rate) {
-        return new Source("v1", "Source: kafka-source -> parse", 4, rate, 4, 4);
+        return new Source("v1", "Source: kafka-source -> parse", 4, rate, 4, Set.of(0, 1, 2, 3));
     }
 
     public static FlinkObservation flink(Job job) {

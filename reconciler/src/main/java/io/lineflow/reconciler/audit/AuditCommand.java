@@ -17,6 +17,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -34,19 +35,24 @@ import java.util.TreeMap;
 public final class AuditCommand {
     public static final String USAGE =
             "audit --bootstrap HOST:PORT --jdbc-url URL [--jdbc-user U] [--topic device-events]\n"
-                    + "      [--window 5m] [--lateness 1m] [--out-of-orderness 10s]   (password: env LINEFLOW_JDBC_PASSWORD)";
+                    + "      [--window 5m] [--lateness 1m] [--out-of-orderness 10s] [--dedup-horizon 1h]\n"
+                    + "      [--max-bytes 65536] [--max-future 1h] [--earliest 2000-01-01T00:00:00Z]\n"
+                    + "      (the job's settings, defaults as the job's; password: env LINEFLOW_JDBC_PASSWORD)";
 
     private AuditCommand() {}
 
     public static int run(String[] argv, PrintStream out) throws SQLException {
         Args a = Args.parse(argv,
-                Set.of("bootstrap", "jdbc-url", "jdbc-user", "topic", "window", "lateness", "out-of-orderness"), Set.of());
+                Set.of("bootstrap", "jdbc-url", "jdbc-user", "topic", "window", "lateness", "out-of-orderness",
+                        "dedup-horizon", "max-bytes", "max-future", "earliest"), Set.of());
         String bootstrap = a.require("bootstrap");
         String url = a.require("jdbc-url");
         long window = duration(a.get("window", "5m"));
-        WindowRecount.Result recount = WindowRecount.recount(
-                read(bootstrap, a.get("topic", "device-events")), window,
-                duration(a.get("lateness", "1m")), duration(a.get("out-of-orderness", "10s")));
+        WindowRecount.Rules rules = new WindowRecount.Rules(window, duration(a.get("lateness", "1m")),
+                duration(a.get("out-of-orderness", "10s")), duration(a.get("dedup-horizon", "1h")),
+                bytes(a.get("max-bytes", "65536")), duration(a.get("max-future", "1h")),
+                instant(a.get("earliest", "2000-01-01T00:00:00Z")));
+        WindowRecount.Result recount = WindowRecount.recount(read(bootstrap, a.get("topic", "device-events")), rules);
         Map<String, WindowRecount.Row> table;
         try (Connection c = DriverManager.getConnection(url, dbProps(a.get("jdbc-user", null)))) {
             table = readTable(c, recount.closedBefore(), window);
@@ -105,7 +111,7 @@ public final class AuditCommand {
             while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofSeconds(1))) {
                     if (r.offset() < end.get(new TopicPartition(topic, r.partition()))) {
-                        records.add(new WindowRecount.Input(r.partition(), r.key(), r.value()));
+                        records.add(new WindowRecount.Input(r.partition(), r.timestamp(), r.key(), r.value()));
                     }
                 }
             }
@@ -146,6 +152,22 @@ public final class AuditCommand {
             p.setProperty("password", password);
         }
         return p;
+    }
+
+    private static int bytes(String text) {
+        try {
+            return Integer.parseInt(text.trim());
+        } catch (NumberFormatException e) {
+            throw new Args.UsageException("max-bytes " + text + ": expected a number of bytes, e.g. 65536");
+        }
+    }
+
+    private static long instant(String text) {
+        try {
+            return Instant.parse(text.trim()).toEpochMilli();
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new Args.UsageException("earliest " + text + ": expected an ISO-8601 instant, e.g. 2000-01-01T00:00:00Z");
+        }
     }
 
     static long duration(String text) {

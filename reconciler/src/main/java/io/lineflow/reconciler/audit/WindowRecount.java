@@ -1,37 +1,60 @@
 package io.lineflow.reconciler.audit;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
- * Recounts lineflow's window table from the raw Kafka records, independently of the job's code:
- * the audit's second opinion. Pure: records in, rows out.
+ * Recounts lineflow's window table from the raw Kafka records: the audit's second opinion. Pure:
+ * records in, rows out.
  *
- * <p>It follows the job's rules — invalid records and repeated event ids are not counted, an
- * event is late when its partition's watermark has passed its window end plus the allowed
- * lateness, downtime is carried across windows — and recounts only windows that are closed for
- * every partition. Lateness is judged per partition (the job's watermark is the minimum over
- * partitions, so it can judge an event on time that this calls late, never the reverse).
+ * <p>It applies the job's rules as the job applies them, record by record in each partition's
+ * order: the parser's (every reason a record is rejected, with the job's limits), the dedup
+ * horizon, lateness, the line a row takes (that of the last event counted in it, in arrival
+ * order), and the downtime carry (a stop open at a window's end carries into the next window,
+ * silent windows included, as it stood when that window first fired). What the job decides by its
+ * own clocks is taken from the records, which is exact for a job that keeps up with the topic:
+ *
+ * <ul>
+ *   <li>processing time (dedup horizon, the future-timestamp limit) is each record's Kafka
+ *       timestamp: a job far behind may count a repeat that this calls a duplicate, or accept an
+ *       event this calls future;
+ *   <li>the watermark an event meets is its own partition's (the largest event time read before
+ *       it, less the out-of-orderness, less 1 ms); the job's is the minimum over partitions, so it
+ *       can find an event on time that this calls late, never the reverse.
+ * </ul>
+ *
+ * <p>Only windows closed for every partition are recounted. The rules are the job's, written again
+ * here because the job's classes ship only in its shaded jar: {@code RecountDifferentialTest} runs
+ * random input through the job and through this class and requires the same table, and {@code
+ * RecountParserDifferentialTest} requires the same verdict as the job's parser on hostile records.
  */
 public final class WindowRecount {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final JsonFactory JSON = new JsonFactory();
     private static final Set<String> TYPES = Set.of("PIECE_PRODUCED", "DOWNTIME_START", "DOWNTIME_END");
+    private static final Instant MIN_MILLIS = Instant.ofEpochMilli(Long.MIN_VALUE);
+    private static final Instant MAX_MILLIS = Instant.ofEpochMilli(Long.MAX_VALUE);
+    /** The job's longest id in UTF-8 bytes (PgText.MAX_ID_BYTES). */
+    private static final int MAX_ID_BYTES = 1024;
 
-    /** One Kafka record as read. */
-    public record Input(int partition, byte[] key, byte[] value) {}
+    /** One Kafka record as read, with its Kafka timestamp (epoch ms). */
+    public record Input(int partition, long timestamp, byte[] key, byte[] value) {}
+
+    /** The job's settings the recount needs (its {@code lineflow.*} options). */
+    public record Rules(long windowMillis, long latenessMillis, long outOfOrdernessMillis, long dedupHorizonMillis,
+            int maxBytes, long maxFutureMillis, long earliestMillis) {}
 
     /** One recounted row of {@code device_window_stats}. */
     public record Row(String deviceId, String lineId, long windowStart, long pieces, int downtimeCount,
@@ -46,131 +69,334 @@ public final class WindowRecount {
 
     private record Event(String id, String device, String line, String type, long ts, long count) {}
 
+    /** An accepted event with what the job knew when it arrived. */
+    private record Arrival(Event event, long watermark, long processingTime) {}
+
     private WindowRecount() {}
 
-    public static Result recount(List<Input> records, long windowMillis, long latenessMillis, long outOfOrdernessMillis) {
+    public static Result recount(List<Input> records, Rules rules) {
         Map<Integer, Long> maxTs = new HashMap<>();
-        Map<String, Set<String>> seen = new HashMap<>();
-        Map<String, List<Event>> byDevice = new TreeMap<>();
+        Map<String, List<Arrival>> byDevice = new TreeMap<>();
         long invalid = 0;
-        long duplicates = 0;
-        long late = 0;
         for (Input r : records) {
-            Event e = parse(r);
+            Event e = parse(r, rules);
             if (e == null) {
                 invalid++;
                 continue;
             }
-            if (!seen.computeIfAbsent(e.device, d -> new HashSet<>()).add(e.id)) {
-                duplicates++;
-                continue;
-            }
-            // Flink's bounded out-of-orderness watermark: the largest time seen, less the bound, less 1 ms.
-            long watermark = maxTs.getOrDefault(r.partition, Long.MIN_VALUE + outOfOrdernessMillis + 1) - outOfOrdernessMillis - 1;
-            long windowEnd = windowStart(e.ts, windowMillis) + windowMillis;
-            maxTs.merge(r.partition, e.ts, Math::max);
-            if (windowEnd - 1 + latenessMillis <= watermark) {
-                late++;
-                continue;
-            }
-            byDevice.computeIfAbsent(e.device, d -> new ArrayList<>()).add(e);
+            // Flink's bounded out-of-orderness watermark: the largest time seen, less the bound, less
+            // 1 ms. Every accepted record moves it, repeats and late ones included.
+            Long max = maxTs.get(r.partition());
+            long watermark = max == null ? Long.MIN_VALUE : max - rules.outOfOrdernessMillis() - 1;
+            maxTs.merge(r.partition(), e.ts, Math::max);
+            byDevice.computeIfAbsent(e.device, d -> new ArrayList<>()).add(new Arrival(e, watermark, r.timestamp()));
         }
-        long closedBefore = maxTs.values().stream().mapToLong(t -> t - outOfOrdernessMillis - 1).min().orElse(Long.MIN_VALUE);
+        long closedBefore = maxTs.values().stream().mapToLong(t -> t - rules.outOfOrdernessMillis() - 1).min().orElse(Long.MIN_VALUE);
         Map<String, Row> rows = new TreeMap<>();
         long counted = 0;
-        for (List<Event> events : byDevice.values()) {
-            counted += recountDevice(events, windowMillis, closedBefore, rows);
+        long duplicates = 0;
+        long late = 0;
+        for (Map.Entry<String, List<Arrival>> d : byDevice.entrySet()) {
+            Device device = new Device(d.getKey(), rules);
+            for (Arrival a : d.getValue()) {
+                device.process(a);
+            }
+            device.advance(closedBefore);
+            for (Row row : device.rows.values()) {
+                if (row.windowStart() + rules.windowMillis() - 1 <= closedBefore) {
+                    rows.put(row.key(), row);
+                }
+            }
+            counted += device.counted;
+            duplicates += device.duplicates;
+            late += device.late;
         }
         return new Result(rows, closedBefore, counted, invalid, duplicates, late);
     }
 
-    /** Walks one device's windows in order, carrying an open stop; returns the events counted. */
-    private static long recountDevice(List<Event> events, long windowMillis, long closedBefore, Map<String, Row> rows) {
-        events.sort(Comparator.comparingLong(Event::ts).thenComparing(e -> e.type.equals("DOWNTIME_START")));
-        boolean open = false;
-        long counted = 0;
-        int i = 0;
-        for (long start = windowStart(events.get(0).ts, windowMillis); i < events.size(); start += windowMillis) {
-            long end = start + windowMillis;
-            if (end - 1 > closedBefore) {
-                break; // still open for some partition: the job has not written it yet
+    /**
+     * One device through the job's keyed steps: dedup and windows (CountDeviceWindows), then the
+     * downtime carry (CarryDowntime), each window's row as last written.
+     */
+    private static final class Device {
+        private final String id;
+        private final Rules rules;
+        private final Map<String, Long> expiryById = new HashMap<>();
+        private final TreeMap<Long, Window> windows = new TreeMap<>();
+        private final Map<Long, Boolean> openAtStartByWindow = new HashMap<>();
+        private final TreeSet<Long> carryTimers = new TreeSet<>();
+        private final Map<Long, Row> rows = new TreeMap<>();
+        private long watermark = Long.MIN_VALUE;
+        private Carry carry;
+        private long counted;
+        private long duplicates;
+        private long late;
+
+        Device(String id, Rules rules) {
+            this.id = id;
+            this.rules = rules;
+        }
+
+        void process(Arrival a) {
+            advance(a.watermark);
+            Event e = a.event;
+            Long expiry = expiryById.get(e.id);
+            if (expiry != null && expiry > a.processingTime) {
+                duplicates++;
+                return;
             }
-            List<Event> in = new ArrayList<>();
-            while (i < events.size() && events.get(i).ts < end) {
-                in.add(events.get(i++));
+            expiryById.put(e.id, a.processingTime + rules.dedupHorizonMillis());
+            long start = windowStart(e.ts, rules.windowMillis());
+            long last = start + rules.windowMillis() - 1;
+            if (last + rules.latenessMillis() <= watermark) {
+                late++;
+                return;
             }
-            if (in.isEmpty() && !open) {
-                continue;
+            Window w = windows.computeIfAbsent(start, s -> new Window(s, last > watermark));
+            w.add(e);
+            counted++;
+            if (last <= watermark) {
+                // Late but within the allowed lateness: the corrected row is written at once.
+                carryRow(w.row());
             }
-            long pieces = 0;
-            int stops = 0;
-            long down = 0;
-            boolean firstIsEnd = in.stream().filter(e -> !e.type.equals("PIECE_PRODUCED")).findFirst()
-                    .map(e -> e.type.equals("DOWNTIME_END")).orElse(false);
-            boolean stopped = open || firstIsEnd;
-            long since = start;
-            for (Event e : in) {
-                switch (e.type) {
-                    case "PIECE_PRODUCED" -> pieces += e.count;
-                    case "DOWNTIME_START" -> {
-                        stops++;
-                        if (!stopped) {
-                            stopped = true;
-                            since = e.ts;
-                        }
-                    }
-                    default -> {
-                        if (stopped) {
-                            down += e.ts - since;
-                            stopped = false;
-                        }
+        }
+
+        /**
+         * The watermark passes {@code to}, one timer time after the other: at each, the windows
+         * ending there fire first, then the carry's timer (a silent window while a stop is open).
+         * Stepping keeps what the job does when its watermark moves in small steps, as it does
+         * while it keeps up with the topic.
+         */
+        void advance(long to) {
+            while (true) {
+                long next = Long.MAX_VALUE;
+                for (Window w : windows.values()) {
+                    long last = w.start + rules.windowMillis() - 1;
+                    if (w.endTimer && last > watermark) {
+                        next = Math.min(next, last);
                     }
                 }
+                Long timer = carryTimers.higher(watermark);
+                if (timer != null) {
+                    next = Math.min(next, timer);
+                }
+                if (next > to) {
+                    break;
+                }
+                watermark = next;
+                for (Window w : windows.values()) {
+                    if (w.endTimer && w.start + rules.windowMillis() - 1 == next) {
+                        carryRow(w.row());
+                    }
+                }
+                if (carryTimers.remove(next) && carry != null && carry.openAtEnd
+                        && carry.lastWindowEnd + rules.windowMillis() - 1 == next) {
+                    // The device stayed stopped through a window in which it sent nothing.
+                    long start = carry.lastWindowEnd;
+                    rows.put(start, new Row(id, carry.lineId, start, 0, 0, rules.windowMillis(), 0, null, null));
+                    openAtStartByWindow.put(start, true);
+                    carry.lastWindowEnd = start + rules.windowMillis();
+                    carryTimers.add(carry.lastWindowEnd + rules.windowMillis() - 1);
+                }
             }
-            if (stopped) {
+            watermark = Math.max(watermark, to);
+            windows.values().removeIf(w -> w.start + rules.windowMillis() - 1 + rules.latenessMillis() <= watermark);
+        }
+
+        /** A window's row reaches the carry: in order it moves the carry on; a re-firing does not. */
+        private void carryRow(WindowRow r) {
+            long end = r.start + rules.windowMillis();
+            boolean inOrder = carry == null || end > carry.lastWindowEnd;
+            boolean openAtStart;
+            if (inOrder) {
+                openAtStart = carry != null && carry.openAtEnd;
+                openAtStartByWindow.put(r.start, openAtStart);
+            } else {
+                openAtStart = openAtStartByWindow.getOrDefault(r.start, false);
+            }
+            // An END with no START before it in the window proves the stop began earlier.
+            boolean open = openAtStart || (!r.transitions.isEmpty() && !r.transitions.get(0)[1].equals(1L));
+            long since = r.start;
+            long down = 0;
+            for (Long[] t : r.transitions) {
+                if (t[1] == 1L) {
+                    if (!open) {
+                        open = true;
+                        since = t[0];
+                    }
+                } else if (open) {
+                    down += t[0] - since;
+                    open = false;
+                }
+            }
+            if (open) {
                 down += end - since;
             }
-            open = stopped;
-            counted += in.size();
-            String line = in.isEmpty() ? events.get(0).line : in.get(0).line;
-            Row row = new Row(events.get(0).device, line, start, pieces, stops, down, in.size(),
-                    in.isEmpty() ? null : in.get(0).ts, in.isEmpty() ? null : in.get(in.size() - 1).ts);
-            rows.put(row.key(), row);
+            rows.put(r.start, new Row(id, r.lineId, r.start, r.pieces, r.stops, down, r.events, r.firstTs, r.lastTs));
+            if (inOrder) {
+                if (carry == null) {
+                    carry = new Carry();
+                }
+                carry.lineId = r.lineId;
+                carry.lastWindowEnd = end;
+                carry.openAtEnd = open;
+                if (open) {
+                    carryTimers.add(end + rules.windowMillis() - 1);
+                }
+            }
         }
-        return counted;
     }
 
-    /** The event, or null if the job would reject the record. */
-    private static Event parse(Input r) {
-        if (r.key == null || r.value == null) {
+    /** What a device's last window left open. */
+    private static final class Carry {
+        String lineId;
+        long lastWindowEnd;
+        boolean openAtEnd;
+    }
+
+    /** A window's running figures; {@code endTimer} is false for a window first seen after its end. */
+    private static final class Window {
+        final long start;
+        final boolean endTimer;
+        String lineId;
+        long pieces;
+        int stops;
+        long events;
+        long firstTs = Long.MAX_VALUE;
+        long lastTs = Long.MIN_VALUE;
+        /** (time, 1 for a start or 0 for an end), sorted by time, an end before a start at a tie. */
+        final List<Long[]> transitions = new ArrayList<>();
+
+        Window(long start, boolean endTimer) {
+            this.start = start;
+            this.endTimer = endTimer;
+        }
+
+        void add(Event e) {
+            lineId = e.line;
+            events++;
+            firstTs = Math.min(firstTs, e.ts);
+            lastTs = Math.max(lastTs, e.ts);
+            switch (e.type) {
+                case "PIECE_PRODUCED" -> pieces += e.count;
+                case "DOWNTIME_START" -> {
+                    stops++;
+                    insert(new Long[] {e.ts, 1L});
+                }
+                default -> insert(new Long[] {e.ts, 0L});
+            }
+        }
+
+        private void insert(Long[] t) {
+            int i = 0;
+            while (i < transitions.size() && (transitions.get(i)[0] < t[0]
+                    || (transitions.get(i)[0].equals(t[0]) && transitions.get(i)[1] <= t[1]))) {
+                i++;
+            }
+            transitions.add(i, t);
+        }
+
+        WindowRow row() {
+            return new WindowRow(start, lineId, pieces, stops, events, firstTs, lastTs, List.copyOf(transitions));
+        }
+    }
+
+    /** A window's row as emitted, before the carry computes its downtime. */
+    private record WindowRow(long start, String lineId, long pieces, int stops, long events, long firstTs, long lastTs,
+            List<Long[]> transitions) {}
+
+    /** The event, or null if the job would reject the record (for any of its reasons). */
+    private static Event parse(Input r, Rules rules) {
+        if (r.value() == null || r.value().length > rules.maxBytes() || r.key() == null) {
             return null;
         }
-        try {
-            JsonNode n = JSON.readTree(r.value);
-            if (n == null || !n.isObject()) {
+        String id = null;
+        String device = null;
+        String line = null;
+        String type = null;
+        String reason = null;
+        long count = 1;
+        Long ts = null;
+        boolean tsInRange = true;
+        try (JsonParser p = JSON.createParser(r.value())) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
                 return null;
             }
-            String id = text(n, "eventId");
-            String device = text(n, "deviceId");
-            String line = text(n, "lineId");
-            String type = text(n, "type");
-            JsonNode ts = n.get("ts");
-            JsonNode count = n.get("count");
-            if (id == null || device == null || line == null || type == null || !TYPES.contains(type)
-                    || ts == null || !device.equals(new String(r.key, StandardCharsets.UTF_8))) {
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken t = p.nextToken();
+                switch (field) {
+                    case "eventId", "deviceId", "lineId", "type", "reason" -> {
+                        if (t != JsonToken.VALUE_NULL && t != JsonToken.VALUE_STRING) {
+                            return null;
+                        }
+                        String v = t == JsonToken.VALUE_NULL ? null : p.getText();
+                        switch (field) {
+                            case "eventId" -> id = v;
+                            case "deviceId" -> device = v;
+                            case "lineId" -> line = v;
+                            case "type" -> type = v;
+                            default -> reason = v;
+                        }
+                    }
+                    case "count" -> {
+                        if (t == JsonToken.VALUE_NULL) {
+                            break;
+                        }
+                        if (t != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+                                || p.getLongValue() < 0 || p.getLongValue() > Integer.MAX_VALUE) {
+                            return null;
+                        }
+                        count = p.getLongValue();
+                    }
+                    case "ts" -> {
+                        if (t == JsonToken.VALUE_NUMBER_INT) {
+                            tsInRange = p.getNumberType() != JsonParser.NumberType.BIG_INTEGER;
+                            ts = tsInRange ? p.getLongValue() : 0L;
+                        } else if (t == JsonToken.VALUE_STRING) {
+                            Instant at = Instant.parse(p.getText());
+                            tsInRange = !at.isBefore(MIN_MILLIS) && !at.isAfter(MAX_MILLIS);
+                            ts = tsInRange ? at.toEpochMilli() : 0L;
+                        } else if (t != JsonToken.VALUE_NULL) {
+                            return null;
+                        }
+                    }
+                    default -> p.skipChildren(); // unknown fields are allowed
+                }
+            }
+            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
                 return null;
             }
-            long millis = ts.isIntegralNumber() ? ts.asLong() : Instant.parse(ts.asText()).toEpochMilli();
-            long c = count == null || count.isNull() ? 1 : count.isIntegralNumber() ? count.asLong() : -1;
-            return c < 0 ? null : new Event(id, device, line, type, millis, c);
         } catch (IOException | DateTimeParseException e) {
             return null;
         }
+        if (id == null || device == null || line == null || type == null || ts == null || !TYPES.contains(type)
+                || !storableId(id) || !storableId(device) || !storableId(line) || (reason != null && !storable(reason))
+                || !tsInRange || ts < rules.earliestMillis() || ts > r.timestamp() + rules.maxFutureMillis()
+                || !device.equals(new String(r.key(), StandardCharsets.UTF_8))) {
+            return null;
+        }
+        return new Event(id, device, line, type, ts, count);
     }
 
-    private static String text(JsonNode n, String field) {
-        JsonNode v = n.get(field);
-        return v != null && v.isTextual() ? v.asText() : null;
+    /** Text PostgreSQL stores as given: no U+0000, no unpaired surrogate. */
+    private static boolean storable(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\u0000') {
+                return false;
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean storableId(String s) {
+        return !s.isEmpty() && storable(s) && s.getBytes(StandardCharsets.UTF_8).length <= MAX_ID_BYTES;
     }
 
     static long windowStart(long ts, long windowMillis) {

@@ -348,7 +348,7 @@ public final class RuntimeChecks {
     public static Optional<Rates> rates(Observation o, Configuration conf) {
         Job job = job(o);
         KafkaObservation k = o.kafka();
-        if (job == null || job.source() == null || job.source().recordsOutPerSecond() == null
+        if (job == null || job.sourceRecordsOutPerSecond() == null
                 || k == null || !k.ok() || k.endOffsetSum() == null) {
             return Optional.empty();
         }
@@ -369,30 +369,38 @@ public final class RuntimeChecks {
             catchUp = Math.max(0, (base.lag() - k.lag()) / seconds);
         }
         double consumed = produce + catchUp;
-        double source = job.source().recordsOutPerSecond();
+        double source = job.sourceRecordsOutPerSecond();
         double ratio = consumed > 0 ? source / consumed : 0;
         return Optional.of(new Rates(source, produce, catchUp, ratio, Duration.between(base.at(), o.observedAt())));
     }
 
-    /** DUPLICATE_CONSUMPTION: the source emits about twice what Kafka received, or partitions are read twice. */
+    /**
+     * DUPLICATE_CONSUMPTION: the Kafka sources reading the topic emit about twice what Kafka
+     * received, or their readers hold more partition assignments than there are partitions. Every
+     * source reading the topic counts: two sources on one topic read each record twice.
+     */
     public static HealthResult duplicateConsumption(Observation o, Configuration conf) {
         Job job = job(o);
-        if (job == null || job.source() == null) {
+        if (job == null || job.sources().isEmpty()) {
             return HealthResult.healthy();
         }
-        FlinkObservation.Source src = job.source();
         Integer partitions = o.kafka() != null && o.kafka().ok() ? o.kafka().partitions() : null;
-        if (src.assignedSplits() != null && src.distinctPartitions() != null
-                && (src.assignedSplits() > src.distinctPartitions()
-                        || (partitions != null && src.assignedSplits() > partitions))) {
+        int assigned = job.assignedSplits();
+        int distinct = job.partitionsRead().size();
+        if (assigned > distinct || (partitions != null && assigned > partitions)) {
             return Finding.of(FindingCode.DUPLICATE_CONSUMPTION, Severity.CRITICAL,
-                            "The Kafka source readers hold " + src.assignedSplits() + " partition assignments for "
-                                    + (partitions != null ? partitions : src.distinctPartitions()) + " partitions: some partitions are read twice, so every record in them is counted twice. "
-                                    + "Roll the TaskManager pods (or set lineflow.io/remediate: \"true\") and compare the affected windows.")
-                    .with("assignedSplits", src.assignedSplits())
-                    .with("distinctPartitions", src.distinctPartitions())
+                            "The Kafka source readers hold " + assigned + " partition assignments for "
+                                    + (partitions != null ? partitions : distinct) + " partitions"
+                                    + (job.sources().size() > 1 ? " across " + job.sources().size() + " sources reading the same topic ("
+                                            + sourceNames(job) + ")" : "")
+                                    + ": some partitions are read twice, so every record in them is counted twice. "
+                                    + (job.sources().size() > 1 ? "Remove the extra source from the job, or " : "")
+                                    + "roll the TaskManager pods (or set lineflow.io/remediate: \"true\") and compare the affected windows.")
+                    .with("assignedSplits", assigned)
+                    .with("distinctPartitions", distinct)
                     .with("topicPartitions", partitions)
-                    .with("sourceParallelism", src.parallelism())
+                    .with("kafkaSources", job.sources().size())
+                    .with("sourceParallelism", job.sources().stream().mapToInt(FlinkObservation.Source::parallelism).sum())
                     .build()
                     .asResult();
         }
@@ -405,7 +413,8 @@ public final class RuntimeChecks {
             return HealthResult.healthy();
         }
         return Finding.of(FindingCode.DUPLICATE_CONSUMPTION, Severity.CRITICAL,
-                        "The Kafka source emits " + round(r.sourceRate()) + " records/s while the topic is consumed at " + round(r.produceRate() + r.catchUpRate())
+                        "The Kafka source" + (job.sources().size() > 1 ? "s (" + sourceNames(job) + ") emit " : " emits ")
+                                + round(r.sourceRate()) + " records/s while the topic is consumed at " + round(r.produceRate() + r.catchUpRate())
                                 + " records/s (ratio " + round(r.ratio()) + "): records are being read more than once, which doubles the counts even though the job looks healthy. "
                                 + "Roll the TaskManager pods (or set lineflow.io/remediate: \"true\") and compare the affected windows.")
                 .with("ratio", round(r.ratio()))
@@ -413,8 +422,13 @@ public final class RuntimeChecks {
                 .with("topicProduceRate", round(r.produceRate()))
                 .with("lagShrinkRate", round(r.catchUpRate()))
                 .with("sampleSpanSeconds", r.span().toSeconds())
+                .with("kafkaSources", job.sources().size())
                 .build()
                 .asResult();
+    }
+
+    private static String sourceNames(Job job) {
+        return String.join(", ", job.sources().stream().map(FlinkObservation.Source::vertexName).toList());
     }
 
     // --- helpers -------------------------------------------------------------------------------

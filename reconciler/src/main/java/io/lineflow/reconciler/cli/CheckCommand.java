@@ -6,7 +6,6 @@ import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_GROUP;
 import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_TIMEOUT;
 import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_TOPIC;
 import static io.lineflow.reconciler.ReconcilerOptions.REST_TIMEOUT;
-import static io.lineflow.reconciler.ReconcilerOptions.SOURCE_OPERATOR;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -86,11 +85,11 @@ public final class CheckCommand {
             String url = a.get("rest-url");
             String topic = a.get("topic", conf.get(KAFKA_TOPIC));
             boolean kafka = conf.get(KAFKA_ENABLED) && a.get("bootstrap") != null;
-            Observation first = observeUrl(url, topic, kafka ? a.get("bootstrap") : null, a.get("group", conf.get(KAFKA_GROUP)), conf, deps);
+            Observation first = observeUrl(url, topic, kafka ? a.get("bootstrap") : null, a.get("group", conf.get(KAFKA_GROUP)), deps);
             Observation o = first;
             if (!gap.isZero()) {
                 Thread.sleep(gap.toMillis());
-                o = observeUrl(url, topic, kafka ? a.get("bootstrap") : null, a.get("group", conf.get(KAFKA_GROUP)), conf, deps)
+                o = observeUrl(url, topic, kafka ? a.get("bootstrap") : null, a.get("group", conf.get(KAFKA_GROUP)), deps)
                         .withHistory(List.of(Sample.of(first)));
             }
             results.add(Map.entry(url, evaluator.evaluateRuntimeOnly(o)));
@@ -141,9 +140,9 @@ public final class CheckCommand {
                 .exitCode();
     }
 
-    private static Observation observeUrl(String url, String topic, String bootstrap, String group, Configuration conf, Deps deps) {
+    private static Observation observeUrl(String url, String topic, String bootstrap, String group, Deps deps) {
         SpecObservation spec = new SpecObservation(null, url, Map.of(), Map.of(), true, null, null, 1, List.of(), List.of());
-        FlinkObservation flink = deps.rest().observe(url, conf.get(SOURCE_OPERATOR), topic);
+        FlinkObservation flink = deps.rest().observe(url, topic);
         KafkaObservation kafka = bootstrap == null ? null : deps.kafka().observe(bootstrap, topic, group);
         return new Observation(deps.clock().instant(), spec, null, flink, kafka, List.of());
     }

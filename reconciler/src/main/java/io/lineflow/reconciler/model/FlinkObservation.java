@@ -2,6 +2,9 @@ package io.lineflow.reconciler.model;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * What the Flink REST API reported about the job at one moment.
@@ -25,7 +28,7 @@ public record FlinkObservation(String restUrl, String error, Job job) {
      *
      * @param numRestarts the {@code numRestarts} job metric, {@code null} if not available
      * @param checkpoints {@code null} only if the REST API did not answer for checkpoints
-     * @param source the Kafka source vertex, {@code null} if not found
+     * @param sources every Kafka source vertex reading the input topic; empty if none was found
      */
     public record Job(
             String id,
@@ -34,7 +37,35 @@ public record FlinkObservation(String restUrl, String error, Job job) {
             Instant startTime,
             Long numRestarts,
             Checkpoints checkpoints,
-            Source source) {}
+            List<Source> sources) {
+
+        public Job {
+            sources = sources == null ? List.of() : List.copyOf(sources);
+        }
+
+        /**
+         * What all sources emit together, records/s; {@code null} if there is no source or one
+         * source's rate is unknown (a partial sum would understate a double read).
+         */
+        public Double sourceRecordsOutPerSecond() {
+            if (sources.isEmpty() || sources.stream().anyMatch(s -> s.recordsOutPerSecond() == null)) {
+                return null;
+            }
+            return sources.stream().mapToDouble(Source::recordsOutPerSecond).sum();
+        }
+
+        /** (source, reader, partition) assignments over all sources. */
+        public int assignedSplits() {
+            return sources.stream().mapToInt(Source::assignedSplits).sum();
+        }
+
+        /** Partitions read by at least one reader of any source. */
+        public Set<Integer> partitionsRead() {
+            Set<Integer> all = new TreeSet<>();
+            sources.forEach(s -> all.addAll(s.partitions()));
+            return all;
+        }
+    }
 
     /**
      * Checkpoint configuration and statistics from {@code /jobs/:id/checkpoints[/config]}.
@@ -64,18 +95,24 @@ public record FlinkObservation(String restUrl, String error, Job job) {
     }
 
     /**
-     * The Kafka source vertex.
+     * One Kafka source vertex reading the input topic, recognised by its readers' per-partition
+     * metrics ({@code KafkaSourceReader.topic.<topic>.partition.<p>.currentOffset}), whatever its name.
      *
-     * @param recordsOutPerSecond sum over subtasks of the source's output rate (1-minute meter)
-     * @param assignedSplits number of (reader, partition) assignments for the input topic seen in the
-     *     readers' per-partition metrics; {@code null} if those metrics are absent
-     * @param distinctPartitions number of distinct partitions among those assignments
+     * @param recordsOutPerSecond sum over subtasks of the source operator's output rate (1-minute
+     *     meter), {@code null} if Flink did not report it
+     * @param assignedSplits number of (reader, partition) assignments for the input topic
+     * @param partitions the distinct partitions among those assignments
      */
     public record Source(
             String vertexId,
             String vertexName,
             int parallelism,
             Double recordsOutPerSecond,
-            Integer assignedSplits,
-            Integer distinctPartitions) {}
+            int assignedSplits,
+            Set<Integer> partitions) {
+
+        public Source {
+            partitions = Set.copyOf(partitions);
+        }
+    }
 }

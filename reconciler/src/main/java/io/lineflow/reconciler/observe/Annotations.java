@@ -9,7 +9,6 @@ public final class Annotations {
     public static final String KAFKA_BOOTSTRAP = PREFIX + "kafka-bootstrap";
     public static final String KAFKA_GROUP = PREFIX + "kafka-group";
     public static final String REST_URL = PREFIX + "rest-url";
-    public static final String SOURCE_OPERATOR = PREFIX + "source-operator";
 
     private Annotations() {}
 }

@@ -5,7 +5,6 @@ import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_ENABLED;
 import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_GROUP;
 import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_TOPIC;
 import static io.lineflow.reconciler.ReconcilerOptions.REST_URL_TEMPLATE;
-import static io.lineflow.reconciler.ReconcilerOptions.SOURCE_OPERATOR;
 
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.KafkaObservation;
@@ -37,7 +36,7 @@ public final class DeploymentObserver {
         SpecObservation spec = SpecReader.spec(fd);
         FlinkObservation flink = null;
         if (!"suspended".equals(spec.desiredState())) {
-            flink = rest.observe(restUrl(spec), annotation(spec, Annotations.SOURCE_OPERATOR, conf.get(SOURCE_OPERATOR)), topic(spec));
+            flink = rest.observe(restUrl(spec), topic(spec));
         }
         KafkaObservation k = null;
         if (conf.get(KAFKA_ENABLED)) {

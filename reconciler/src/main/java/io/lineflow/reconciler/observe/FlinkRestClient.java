@@ -8,8 +8,8 @@ public interface FlinkRestClient {
     /**
      * Observes the running (or most recent) job behind {@code restUrl}.
      *
-     * @param sourceOperator name of the Kafka source operator, e.g. {@code kafka-source}
-     * @param topic the input topic, used to count per-partition reader assignments
+     * @param topic the input topic: the Kafka sources reading it are found by their readers'
+     *     per-partition metrics
      */
-    FlinkObservation observe(String restUrl, String sourceOperator, String topic);
+    FlinkObservation observe(String restUrl, String topic);
 }

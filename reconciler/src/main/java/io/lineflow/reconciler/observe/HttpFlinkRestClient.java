@@ -16,8 +16,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -27,6 +30,12 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Checkpointing off shows as an interval of Long.MAX_VALUE (or a 404) in Flink's REST API. */
     private static final long DISABLED_INTERVAL = Long.MAX_VALUE / 2;
+    /**
+     * A KafkaSource reader's per-partition metric in a vertex's listing:
+     * {@code <subtask>.<operator>.KafkaSourceReader.topic.<topic>.partition.<p>.currentOffset}.
+     */
+    private static final Pattern READER_PARTITION =
+            Pattern.compile("^(\\d+)\\.(.+)\\.KafkaSourceReader\\.topic\\.(.+)\\.partition\\.(\\d+)\\.currentOffset$");
 
     private final HttpClient http;
     private final Duration timeout;
@@ -37,7 +46,7 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
     }
 
     @Override
-    public FlinkObservation observe(String restUrl, String sourceOperator, String topic) {
+    public FlinkObservation observe(String restUrl, String topic) {
         String base = restUrl.endsWith("/") ? restUrl.substring(0, restUrl.length() - 1) : restUrl;
         try {
             JsonNode overview = get(base + "/jobs/overview");
@@ -58,7 +67,7 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
             JsonNode details = get(jobBase);
             Long restarts = metric(get(jobBase + "/metrics?get=numRestarts"), "numRestarts", "value");
             Checkpoints checkpoints = checkpoints(jobBase);
-            Source source = source(jobBase, details, sourceOperator, topic);
+            List<Source> sources = kafkaSources(jobBase, details, topic);
             long start = chosen.path("start-time").asLong(-1);
             return new FlinkObservation(restUrl, null, new Job(
                     jid,
@@ -67,7 +76,7 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
                     start > 0 ? Instant.ofEpochMilli(start) : null,
                     restarts,
                     checkpoints,
-                    source));
+                    sources));
         } catch (IOException | RuntimeException e) {
             return FlinkObservation.failed(restUrl, e.getClass().getSimpleName() + ": " + e.getMessage());
         } catch (InterruptedException e) {
@@ -110,64 +119,42 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
                 hasFailed ? failed.path("failure_message").asText(null) : null);
     }
 
-    private Source source(String jobBase, JsonNode details, String sourceOperator, String topic)
+    /**
+     * Every vertex whose readers report per-partition offsets for {@code topic}: Kafka sources are
+     * recognised by what they measure, not by their name, so a second source added under any name
+     * is counted too.
+     */
+    private List<Source> kafkaSources(String jobBase, JsonNode details, String topic)
             throws IOException, InterruptedException {
-        JsonNode vertex = null;
-        for (JsonNode v : details.path("vertices")) {
-            String name = v.path("name").asText("");
-            if (name.contains(sourceOperator)) {
-                vertex = v;
-                break;
+        List<Source> sources = new ArrayList<>();
+        for (JsonNode vertex : details.path("vertices")) {
+            String vbase = jobBase + "/vertices/" + vertex.path("id").asText();
+            String operator = null;
+            Set<String> assignments = new HashSet<>();
+            Set<Integer> partitions = new TreeSet<>();
+            for (JsonNode m : get(vbase + "/metrics")) {
+                Matcher mm = READER_PARTITION.matcher(m.path("id").asText());
+                if (mm.matches() && (topic == null || mm.group(3).equals(topic))) {
+                    operator = mm.group(2);
+                    assignments.add(mm.group(1) + "/" + mm.group(4));
+                    partitions.add(Integer.parseInt(mm.group(4)));
+                }
             }
-            if (vertex == null && name.startsWith("Source")) {
-                vertex = v;
+            if (operator == null) {
+                continue;
             }
-        }
-        if (vertex == null) {
-            return null;
-        }
-        String vid = vertex.path("id").asText();
-        String vbase = jobBase + "/vertices/" + vid;
-        // Prefer the source operator's own output rate; fall back to the task's.
-        String sanitized = sanitize(sourceOperator);
-        String rateMetric = "numRecordsOutPerSecond";
-        for (JsonNode m : get(vbase + "/subtasks/metrics")) {
-            String id = m.path("id").asText();
-            if (id.endsWith(".numRecordsOutPerSecond") && id.contains(sanitized) && !id.contains("KafkaSourceReader")) {
-                rateMetric = id;
-                break;
+            // The source operator's own output rate: the reader metrics sit in its metric group.
+            Double rate = null;
+            String rateMetric = operator + ".numRecordsOutPerSecond";
+            for (JsonNode m : get(vbase + "/subtasks/metrics?get=" + URLEncoder.encode(rateMetric, StandardCharsets.UTF_8) + "&agg=sum")) {
+                if (m.has("sum")) {
+                    rate = m.path("sum").asDouble();
+                }
             }
+            sources.add(new Source(vertex.path("id").asText(), vertex.path("name").asText(), vertex.path("parallelism").asInt(0),
+                    rate, assignments.size(), partitions));
         }
-        Double rate = null;
-        JsonNode agg = get(vbase + "/subtasks/metrics?get=" + URLEncoder.encode(rateMetric, StandardCharsets.UTF_8) + "&agg=sum");
-        for (JsonNode m : agg) {
-            if (m.has("sum")) {
-                rate = m.path("sum").asDouble();
-            }
-        }
-        // Per-subtask listing: "<subtask>.<operator>.KafkaSourceReader.topic.<t>.partition.<p>.currentOffset".
-        Pattern p = Pattern.compile("^(\\d+)\\..*KafkaSourceReader\\.topic\\.(.+)\\.partition\\.(\\d+)\\.currentOffset$");
-        Set<String> assignments = new HashSet<>();
-        Set<String> partitions = new HashSet<>();
-        for (JsonNode m : get(vbase + "/metrics")) {
-            Matcher mm = p.matcher(m.path("id").asText());
-            if (mm.matches() && (topic == null || mm.group(2).equals(topic))) {
-                assignments.add(mm.group(1) + "/" + mm.group(3));
-                partitions.add(mm.group(3));
-            }
-        }
-        return new Source(
-                vid,
-                vertex.path("name").asText(),
-                vertex.path("parallelism").asInt(0),
-                rate,
-                assignments.isEmpty() ? null : assignments.size(),
-                partitions.isEmpty() ? null : partitions.size());
-    }
-
-    /** Flink's metric-name filter: spaces, dots and colons in operator names become underscores. */
-    static String sanitize(String operatorName) {
-        return operatorName.replaceAll("[ .:]", "_");
+        return sources;
     }
 
     private static Long metric(JsonNode list, String id, String field) {

@@ -13,7 +13,12 @@ class WindowRecountTest {
     private static final long T0 = Instant.parse("2026-11-01T10:00:00Z").toEpochMilli();
     private static final long W = 300_000;
 
+    private static final WindowRecount.Rules RULES = new WindowRecount.Rules(W, 60_000, 10_000, 3_600_000, 65_536, 3_600_000,
+            Instant.parse("2000-01-01T00:00:00Z").toEpochMilli());
+
     private final List<WindowRecount.Input> records = new ArrayList<>();
+    /** The Kafka timestamp of the next record: the job's processing time as the recount sees it. */
+    private long processingTime = T0 + 3_600_000;
 
     private void event(int partition, String id, String device, String type, double minute) {
         String json = String.format("{\"eventId\":\"%s\",\"deviceId\":\"%s\",\"lineId\":\"L1\",\"type\":\"%s\",\"ts\":%d}",
@@ -22,7 +27,7 @@ class WindowRecountTest {
     }
 
     private void raw(int partition, String key, String value) {
-        records.add(new WindowRecount.Input(partition, key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8)));
+        records.add(new WindowRecount.Input(partition, processingTime, key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8)));
     }
 
     private static String key(String device, double minute) {
@@ -40,7 +45,7 @@ class WindowRecountTest {
         event(0, "e", "d1", "PIECE_PRODUCED", 0.5); // 12.5 min late: past 1 min lateness
         event(0, "f", "d1", "PIECE_PRODUCED", 16); // closes 10:10 (watermark 15:50)
 
-        WindowRecount.Result r = WindowRecount.recount(records, W, 60_000, 10_000);
+        WindowRecount.Result r = WindowRecount.recount(records, RULES);
 
         assertThat(r.rows().keySet()).containsExactly(key("d1", 0), key("d1", 5), key("d1", 10));
         assertThat(r.rows().get(key("d1", 0)).downtimeMillis()).isEqualTo(60_000);
@@ -59,8 +64,78 @@ class WindowRecountTest {
         event(0, "b", "d1", "PIECE_PRODUCED", 30);
         event(1, "c", "d2", "PIECE_PRODUCED", 2); // partition 1 is still in 10:00
 
-        WindowRecount.Result r = WindowRecount.recount(records, W, 60_000, 10_000);
+        WindowRecount.Result r = WindowRecount.recount(records, RULES);
 
         assertThat(r.rows()).isEmpty();
+    }
+
+    @Test
+    void aRepeatIsADuplicateWithinTheHorizonAndCountedAgainAfterIt() {
+        WindowRecount.Rules shortHorizon = new WindowRecount.Rules(W, 60_000, 10_000, 4_000, 65_536, 3_600_000, 0);
+        event(0, "a", "d1", "PIECE_PRODUCED", 1);
+        processingTime += 1_000;
+        event(0, "a", "d1", "PIECE_PRODUCED", 1); // a retry 1 s later: inside the horizon
+        processingTime += 10_000;
+        event(0, "a", "d1", "PIECE_PRODUCED", 1.5); // the id again 11 s later: the job has forgotten it
+        event(0, "z", "d1", "PIECE_PRODUCED", 6); // closes 10:00
+
+        WindowRecount.Result r = WindowRecount.recount(records, shortHorizon);
+
+        assertThat(r.duplicates()).isEqualTo(1);
+        assertThat(r.rows().get(key("d1", 0)).events()).isEqualTo(2);
+    }
+
+    @Test
+    void aRowTakesTheLineOfItsLastEventInArrivalOrderAndASilentWindowThatOfTheRowBefore() {
+        lineEvent(0, "a", "d1", "L2", "PIECE_PRODUCED", 3);
+        lineEvent(0, "b", "d1", "L1", "PIECE_PRODUCED", 1); // earlier in time, later in arrival
+        lineEvent(0, "c", "d1", "L1", "DOWNTIME_START", 4);
+        lineEvent(0, "d", "d1", "L3", "PIECE_PRODUCED", 11); // closes 10:00 and, still stopped, 10:05
+
+        WindowRecount.Result r = WindowRecount.recount(records, RULES);
+
+        assertThat(r.rows().get(key("d1", 0)).lineId()).isEqualTo("L1");
+        assertThat(r.rows().get(key("d1", 5)).lineId()).as("silent window, from the carry").isEqualTo("L1");
+        assertThat(r.rows().get(key("d1", 5)).downtimeMillis()).isEqualTo(W);
+    }
+
+    @Test
+    void aStopReportedWithinTheLatenessCorrectsItsWindowButIsNotCarriedOn() {
+        // The job's CarryDowntime: a re-fired window does not move the carry (see its "Limit").
+        event(0, "a", "d1", "PIECE_PRODUCED", 1);
+        event(0, "b", "d1", "PIECE_PRODUCED", 5.3); // watermark 10:05:08: 10:00 has fired
+        event(0, "c", "d1", "DOWNTIME_START", 4); // within the lateness
+        event(0, "d", "d1", "PIECE_PRODUCED", 11); // closes 10:05
+
+        WindowRecount.Result r = WindowRecount.recount(records, RULES);
+
+        assertThat(r.rows().get(key("d1", 0)).downtimeMillis()).isEqualTo(60_000);
+        assertThat(r.rows().get(key("d1", 5)).downtimeMillis()).isZero();
+    }
+
+    @Test
+    void leavesOutWhatTheJobsParserRejectsWithTheJobsLimits() {
+        WindowRecount.Rules small = new WindowRecount.Rules(W, 60_000, 10_000, 3_600_000, 200, 60_000,
+                Instant.parse("2026-01-01T00:00:00Z").toEpochMilli());
+        processingTime = T0;
+        event(0, "a", "d1", "PIECE_PRODUCED", 1.5); // 1.5 min ahead of the record's time: beyond 1 min
+        raw(0, "d1", "{\"eventId\":\"b\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":\"2025-06-01T00:00:00Z\"}");
+        raw(0, "d1", "{\"eventId\":\"c\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + T0
+                + ",\"note\":\"" + "x".repeat(150) + "\"}");
+        raw(0, "d1", "{\"eventId\":\"\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + T0 + "}");
+        raw(0, "d1", "{\"eventId\":\"e\",\"deviceId\":\"d1\",\"lineId\":\"L\\u0000\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + T0 + "}");
+        raw(0, "d1", "{\"eventId\":\"f\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + T0 + "} x");
+        raw(0, "d1", "{\"eventId\":\"g\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":\"+300000000-01-01T00:00:00Z\"}");
+        event(0, "h", "d1", "PIECE_PRODUCED", 0.5); // the only one counted
+
+        WindowRecount.Result r = WindowRecount.recount(records, small);
+
+        assertThat(r.invalid()).isEqualTo(7);
+        assertThat(r.counted()).isEqualTo(1);
+    }
+
+    private void lineEvent(int partition, String id, String device, String line, String type, double minute) {
+        raw(partition, device, String.format("{\"eventId\":\"%s\",\"deviceId\":\"%s\",\"lineId\":\"%s\",\"type\":\"%s\",\"ts\":%d}",
+                id, device, line, type, T0 + Math.round(minute * 60_000)));
     }
 }

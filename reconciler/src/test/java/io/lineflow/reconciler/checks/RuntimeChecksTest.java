@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Each runtime check with a fixed clock, healthy and unhealthy. */
 class RuntimeChecksTest {
@@ -199,11 +200,39 @@ class RuntimeChecksTest {
 
     @Test
     void reportsDuplicateConsumptionWhenMoreReaderAssignmentsThanPartitions() {
-        FlinkObservation.Source doubled = new FlinkObservation.Source("v1", "Source: kafka-source", 4, null, 8, 4);
+        FlinkObservation.Source doubled = new FlinkObservation.Source("v1", "Source: kafka-source", 4, null, 8, Set.of(0, 1, 2, 3));
         Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW, 10, 0), doubled)), healthyKafka(), List.of());
         HealthResult r = RuntimeChecks.duplicateConsumption(o, conf);
         assertThat(r.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
         assertThat(r.findings().get(0).evidence()).containsEntry("assignedSplits", 8).containsEntry("topicPartitions", 4);
+    }
+
+    @Test
+    void reportsDuplicateConsumptionWhenTwoSourcesEachReadEveryPartition() {
+        // Each source alone looks healthy: 4 readers, 4 partitions.
+        Set<Integer> all = Set.of(0, 1, 2, 3);
+        FlinkObservation.Job twoSources = new FlinkObservation.Job("abc", "lineflow", "RUNNING", NOW.minusSeconds(3600), 0L,
+                checkpoints(NOW, 10, 0), List.of(new FlinkObservation.Source("v1", "Source: kafka-source", 4, 100.0, 4, all),
+                        new FlinkObservation.Source("v7", "Source: replayed-events", 4, 100.0, 4, all)));
+        Observation o = observation(flink(twoSources), kafka(1_006_000, 0L, Duration.ofDays(7)),
+                List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 0L)));
+        HealthResult r = RuntimeChecks.duplicateConsumption(o, conf);
+        assertThat(r.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(r.findings().get(0).evidence()).containsEntry("assignedSplits", 8).containsEntry("kafkaSources", 2);
+        assertThat(r.findings().get(0).message()).contains("replayed-events");
+        assertThat(RuntimeChecks.rates(o, conf).orElseThrow().ratio()).as("both sources' rates summed")
+                .isCloseTo(2.0, org.assertj.core.data.Offset.offset(0.01));
+    }
+
+    @Test
+    void sourceWithoutARateMakesTheSumUnknownNotSmaller() {
+        Set<Integer> all = Set.of(0, 1, 2, 3);
+        FlinkObservation.Job job = new FlinkObservation.Job("abc", "lineflow", "RUNNING", NOW.minusSeconds(3600), 0L,
+                checkpoints(NOW, 10, 0), List.of(new FlinkObservation.Source("v1", "a", 2, 100.0, 2, Set.of(0, 1)),
+                        new FlinkObservation.Source("v2", "b", 2, null, 2, Set.of(2, 3))));
+        assertThat(job.sourceRecordsOutPerSecond()).isNull();
+        assertThat(job.assignedSplits()).isEqualTo(4);
+        assertThat(job.partitionsRead()).isEqualTo(all);
     }
 
     @Test

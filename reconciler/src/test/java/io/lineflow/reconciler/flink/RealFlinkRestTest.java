@@ -12,24 +12,37 @@ import io.lineflow.reconciler.model.KafkaObservation;
 import io.lineflow.reconciler.model.Observation;
 import io.lineflow.reconciler.model.Sample;
 import io.lineflow.reconciler.model.SpecObservation;
+import io.lineflow.reconciler.observe.AdminKafkaObserver;
 import io.lineflow.reconciler.observe.HttpFlinkRestClient;
-import io.lineflow.reconciler.observe.TestingKafkaObserver;
+import io.lineflow.testing.EmbeddedKafka;
 
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
-import org.apache.flink.streaming.api.functions.source.RichParallelSourceFunction;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.util.Collector;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,17 +56,26 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The reconciler against the REST API of real Flink 1.20 MiniClusters: healthy, checkpointing
- * off, checkpoints in heap, checkpoints failing, and a source that reads everything twice.
+ * The reconciler against the REST API of real Flink 1.20 MiniClusters whose jobs read a real Kafka
+ * topic with Flink's KafkaSource: healthy, checkpointing off, checkpoints in heap, checkpoints
+ * failing, a source that emits every record twice, and two sources reading the same topic.
  */
 class RealFlinkRestTest {
 
-    private static final double RATE = 40; // records/s the fake topic receives
+    private static final double RATE = 40; // records/s produced into the topic
+    private static final String TOPIC = "device-events";
+    private static final int PARTITIONS = 4;
+    private static final Path WORK = Path.of("target", "it", "real-flink-rest");
+    private static EmbeddedKafka kafka;
+    private static Thread producer;
+    private static final AtomicBoolean producing = new AtomicBoolean(true);
     private static MiniCluster withDir;
     private static MiniCluster heapOnly;
     private static final List<JobID> running = new ArrayList<>();
+    private final AdminKafkaObserver topic = new AdminKafkaObserver(Duration.ofSeconds(10), Clock.systemUTC());
     private final HttpFlinkRestClient rest = new HttpFlinkRestClient(Duration.ofSeconds(5));
     private final org.apache.flink.configuration.Configuration options =
             ReconcilerOptions.fromMap(Map.of(ReconcilerOptions.DUPLICATE_MIN_SPAN.key(), "10 s"));
@@ -61,6 +83,11 @@ class RealFlinkRestTest {
 
     @BeforeAll
     static void startClusters() throws Exception {
+        kafka = EmbeddedKafka.start(WORK.resolve("kafka-" + System.nanoTime()));
+        kafka.createTopic(TOPIC, PARTITIONS);
+        producer = new Thread(RealFlinkRestTest::produceAtRate, "paced-producer");
+        producer.setDaemon(true);
+        producer.start();
         Path dir = Files.createDirectories(Path.of("target/flink-it/checkpoints")).toAbsolutePath();
         Configuration a = clusterConf();
         a.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toUri().toString());
@@ -101,42 +128,71 @@ class RealFlinkRestTest {
     static void stopClusters() throws Exception {
         withDir.close();
         heapOnly.close();
+        producing.set(false);
+        producer.join(10_000);
+        kafka.close();
     }
 
-    /** Emits 0, 1, 2, … at a fixed total rate; if {@code doubled}, every subtask emits every record. */
-    static final class PacedSource extends RichParallelSourceFunction<Long> {
-        private final double perSecond;
-        private final boolean doubled;
-        private volatile boolean runningFlag = true;
+    /** Writes RATE records/s into the topic, spread over its partitions, until the class ends. */
+    private static void produceAtRate() {
+        try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(), ProducerConfig.LINGER_MS_CONFIG, 0),
+                new ByteArraySerializer(), new ByteArraySerializer())) {
+            long start = System.currentTimeMillis();
+            long next = 0;
+            while (producing.get()) {
+                long due = (long) ((System.currentTimeMillis() - start) / 1000.0 * RATE);
+                for (; next < due; next++) {
+                    p.send(new ProducerRecord<>(TOPIC, (int) (next % PARTITIONS), null, Long.toString(next).getBytes()));
+                }
+                Thread.sleep(5);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
 
-        PacedSource(double perSecond, boolean doubled) {
-            this.perSecond = perSecond;
-            this.doubled = doubled;
+    /** Hands each Kafka record on {@code times} times: a source that counts every record twice. */
+    static final class EmitEachRecord implements KafkaRecordDeserializationSchema<Long> {
+        private final int times;
+
+        EmitEachRecord(int times) {
+            this.times = times;
         }
 
         @Override
-        public void run(SourceContext<Long> ctx) throws Exception {
-            int idx = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-            int n = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-            long start = System.currentTimeMillis();
-            long next = 0;
-            while (runningFlag) {
-                long due = (long) ((System.currentTimeMillis() - start) / 1000.0 * perSecond);
-                for (; next < due; next++) {
-                    if (doubled || next % n == idx) {
-                        synchronized (ctx.getCheckpointLock()) {
-                            ctx.collect(next);
-                        }
-                    }
-                }
-                Thread.sleep(5);
+        public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<Long> out) {
+            for (int i = 0; i < times; i++) {
+                out.collect(record.offset());
             }
         }
 
         @Override
-        public void cancel() {
-            runningFlag = false;
+        public TypeInformation<Long> getProducedType() {
+            return Types.LONG;
         }
+    }
+
+    /** How the job reads the topic. */
+    enum Reading {
+        /** One KafkaSource: each record once. */
+        ONCE,
+        /** One KafkaSource whose deserializer emits each record twice (readers look normal). */
+        EVERY_RECORD_TWICE,
+        /** Two KafkaSources on the same topic: every partition read by two readers. */
+        TWO_SOURCES
+    }
+
+    private static KafkaSource<Long> kafkaSource(String clientIdPrefix, int times) {
+        return KafkaSource.<Long>builder()
+                .setBootstrapServers(kafka.bootstrapServers())
+                .setTopics(TOPIC)
+                .setGroupId("lineflow")
+                .setClientIdPrefix(clientIdPrefix)
+                // From the end: a catch-up burst at the start would inflate the 60-second rate meter.
+                .setStartingOffsets(OffsetsInitializer.latest())
+                .setDeserializer(new EmitEachRecord(times))
+                .build();
     }
 
     /** A map whose snapshots take longer than the checkpoint timeout. */
@@ -155,14 +211,20 @@ class RealFlinkRestTest {
         public void initializeState(FunctionInitializationContext context) {}
     }
 
-    private static JobGraph job(boolean doubled, long checkpointMillis, long timeoutMillis, int tolerable, boolean slow) {
+    private static JobGraph job(Reading reading, long checkpointMillis, long timeoutMillis, int tolerable, boolean slow) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         if (checkpointMillis > 0) {
             env.enableCheckpointing(checkpointMillis);
             env.getCheckpointConfig().setCheckpointTimeout(timeoutMillis);
             env.getCheckpointConfig().setTolerableCheckpointFailureNumber(tolerable);
         }
-        var src = env.addSource(new PacedSource(RATE, doubled)).name("kafka-source").uid("kafka-source").setParallelism(2);
+        DataStream<Long> src = env.fromSource(kafkaSource("lineflow-" + reading, reading == Reading.EVERY_RECORD_TWICE ? 2 : 1),
+                WatermarkStrategy.noWatermarks(), "kafka-source").uid("kafka-source").setParallelism(2);
+        if (reading == Reading.TWO_SOURCES) {
+            // A second source on the same topic, under a name that says nothing about Kafka.
+            src = src.union(env.fromSource(kafkaSource("replay-" + reading, 1), WatermarkStrategy.noWatermarks(), "replayed-events")
+                    .uid("replayed-events").setParallelism(2));
+        }
         var mapped = slow ? src.map(new SlowSnapshot()).name("parse").uid("parse") : src.map(v -> v).name("parse").uid("parse");
         mapped.addSink(new DiscardingSink<>()).name("sink").uid("sink");
         return env.getStreamGraph().getJobGraph();
@@ -176,10 +238,10 @@ class RealFlinkRestTest {
 
     private FlinkObservation await(String url, Predicate<FlinkObservation> ready, Duration max) throws InterruptedException {
         long deadline = System.nanoTime() + max.toNanos();
-        FlinkObservation o = rest.observe(url, "kafka-source", "device-events");
+        FlinkObservation o = rest.observe(url, TOPIC);
         while (!ready.test(o) && System.nanoTime() < deadline) {
             Thread.sleep(250);
-            o = rest.observe(url, "kafka-source", "device-events");
+            o = rest.observe(url, TOPIC);
         }
         return o;
     }
@@ -194,24 +256,26 @@ class RealFlinkRestTest {
 
     @Test
     void healthyJobWithDurableCheckpointsHasNoRuntimeFinding() throws Exception {
-        String url = submit(withDir, job(false, 500, 10_000, 3, false));
+        String url = submit(withDir, job(Reading.ONCE, 500, 10_000, 3, false));
         FlinkObservation o = await(url, x -> x.ok() && x.job() != null && x.job().checkpoints() != null
-                && x.job().checkpoints().completed() >= 2 && x.job().source() != null && x.job().source().recordsOutPerSecond() != null
-                && x.job().source().recordsOutPerSecond() > 0, Duration.ofSeconds(40));
+                && x.job().checkpoints().completed() >= 2 && x.job().sourceRecordsOutPerSecond() != null
+                && x.job().sourceRecordsOutPerSecond() > 0 && x.job().assignedSplits() == PARTITIONS, Duration.ofSeconds(60));
         assertThat(o.error()).isNull();
         assertThat(o.job().state()).isEqualTo("RUNNING");
         assertThat(o.job().numRestarts()).isZero();
         assertThat(o.job().checkpoints().enabled()).isTrue();
         assertThat(o.job().checkpoints().interval()).isEqualTo(Duration.ofMillis(500));
         assertThat(o.job().checkpoints().latestCompletedExternalPath()).startsWith("file:");
-        assertThat(o.job().source().vertexName()).contains("kafka-source");
-        assertThat(o.job().source().recordsOutPerSecond()).as("the source operator's own rate metric was found").isPositive();
+        assertThat(o.job().sources()).as("found by its readers' metrics").hasSize(1);
+        assertThat(o.job().sources().get(0).vertexName()).contains("kafka-source");
+        assertThat(o.job().sources().get(0).recordsOutPerSecond()).as("the source operator's own rate metric was found").isPositive();
+        assertThat(o.job().partitionsRead()).containsExactly(0, 1, 2, 3);
         assertThat(evaluate(url, o).findings()).isEmpty();
     }
 
     @Test
     void jobWithoutCheckpointingIsReportedAsCheckpointingDisabled() throws Exception {
-        String url = submit(withDir, job(false, 0, 0, 0, false));
+        String url = submit(withDir, job(Reading.ONCE, 0, 0, 0, false));
         FlinkObservation o = await(url, x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state()), Duration.ofSeconds(30));
         assertThat(o.job().checkpoints().enabled()).isFalse();
         assertThat(evaluate(url, o).codes()).containsExactly(FindingCode.CHECKPOINTING_DISABLED);
@@ -219,7 +283,7 @@ class RealFlinkRestTest {
 
     @Test
     void checkpointsKeptInJobManagerHeapAreReportedAsNotExternal() throws Exception {
-        String url = submit(heapOnly, job(false, 500, 10_000, 3, false));
+        String url = submit(heapOnly, job(Reading.ONCE, 500, 10_000, 3, false));
         FlinkObservation o = await(url, x -> x.ok() && x.job() != null && x.job().checkpoints() != null
                 && x.job().checkpoints().latestCompletedId() != null, Duration.ofSeconds(40));
         assertThat(evaluate(url, o).codes()).containsExactly(FindingCode.CHECKPOINT_NOT_EXTERNAL);
@@ -228,7 +292,7 @@ class RealFlinkRestTest {
     @Test
     void checkpointsThatTimeOutAreReportedAsFailuresAndStale() throws Exception {
         // 500 ms interval, 200 ms timeout, 2 tolerable: stale after max(500, 200) ms × 4 = 2 s.
-        String url = submit(withDir, job(false, 500, 200, 2, true));
+        String url = submit(withDir, job(Reading.ONCE, 500, 200, 2, true));
         // Three failures in a row fail the job over; observe it while it runs between restarts.
         FlinkObservation o = await(url, x -> x.ok() && x.job() != null && x.job().checkpoints() != null
                 && "RUNNING".equals(x.job().state())
@@ -240,36 +304,66 @@ class RealFlinkRestTest {
     }
 
     @Test
-    void sourceReadingEverythingTwiceIsDuplicateConsumptionWithRatioNearTwo() throws Exception {
-        String doubledUrl = submit(withDir, job(true, 1_000, 10_000, 3, false));
-        String plainUrl = submit(heapOnly, job(false, 1_000, 10_000, 3, false));
-        Clock clock = Clock.systemUTC();
-        TestingKafkaObserver topic = new TestingKafkaObserver(clock, RATE, 0, Duration.ofDays(7));
+    void twoKafkaSourcesOnTheSameTopicAreDuplicateConsumption() throws Exception {
+        String url = submit(withDir, job(Reading.TWO_SOURCES, 1_000, 10_000, 3, false));
+        String plainUrl = submit(heapOnly, job(Reading.ONCE, 1_000, 10_000, 3, false));
+        // The readers register their per-partition metrics once their splits are assigned.
+        FlinkObservation o = await(url, x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state())
+                && duplicate(url, x).has(FindingCode.DUPLICATE_CONSUMPTION), Duration.ofSeconds(60));
+        FlinkObservation plain = await(plainUrl, x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state())
+                && x.job().assignedSplits() == PARTITIONS, Duration.ofSeconds(60));
+        HealthResult r = duplicate(url, o);
+        assertThat(r.codes()).as("two KafkaSources read every partition of %s", TOPIC).contains(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(r.find(FindingCode.DUPLICATE_CONSUMPTION).get().evidence())
+                .containsEntry("assignedSplits", 2 * PARTITIONS)
+                .containsEntry("topicPartitions", PARTITIONS)
+                .containsEntry("kafkaSources", 2);
+        assertThat(o.job().sources()).extracting(FlinkObservation.Source::vertexName)
+                .anySatisfy(n -> assertThat(n).contains("kafka-source"))
+                .anySatisfy(n -> assertThat(n).contains("replayed-events"));
+        assertThat(plain.job().sources()).hasSize(1);
+        assertThat(duplicate(plainUrl, plain).codes()).doesNotContain(FindingCode.DUPLICATE_CONSUMPTION);
+    }
+
+    private HealthResult duplicate(String url, FlinkObservation o) {
+        KafkaObservation k = topic.observe(kafka.bootstrapServers(), TOPIC, "lineflow");
+        return RuntimeChecks.duplicateConsumption(new Observation(k.observedAt(), noSpec(url), null, o, k, List.of()), options);
+    }
+
+    @Test
+    void sourcesReadingEverythingTwiceAreDuplicateConsumptionWithRatioNearTwo() throws Exception {
+        String doubledUrl = submit(withDir, job(Reading.EVERY_RECORD_TWICE, 1_000, 10_000, 3, false));
+        String twoSourcesUrl = submit(withDir, job(Reading.TWO_SOURCES, 1_000, 10_000, 3, false));
+        String plainUrl = submit(heapOnly, job(Reading.ONCE, 1_000, 10_000, 3, false));
         // The source's numRecordsOutPerSecond is a 60-second meter: let it fill with running time
         // only (a slow start on a loaded machine would otherwise dilute it), sampling the topic's
         // end offsets 15 s before the end for the produce rate.
-        await(doubledUrl, x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state()), Duration.ofSeconds(60));
-        await(plainUrl, x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state()), Duration.ofSeconds(60));
+        for (String url : List.of(doubledUrl, twoSourcesUrl, plainUrl)) {
+            await(url, x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state()), Duration.ofSeconds(60));
+        }
         Thread.sleep(62_000);
-        KafkaObservation k0 = topic.observe("kafka:9092", "device-events", "lineflow");
-        FlinkObservation d0 = rest.observe(doubledUrl, "kafka-source", "device-events");
-        FlinkObservation p0 = rest.observe(plainUrl, "kafka-source", "device-events");
+        Map<String, Observation> first = new java.util.HashMap<>();
+        for (String url : List.of(doubledUrl, twoSourcesUrl, plainUrl)) {
+            KafkaObservation k = topic.observe(kafka.bootstrapServers(), TOPIC, "lineflow");
+            first.put(url, new Observation(k.observedAt(), noSpec(url), null, rest.observe(url, TOPIC), k, List.of()));
+        }
         Thread.sleep(15_500);
-        KafkaObservation k1 = topic.observe("kafka:9092", "device-events", "lineflow");
-        FlinkObservation d1 = rest.observe(doubledUrl, "kafka-source", "device-events");
-        FlinkObservation p1 = rest.observe(plainUrl, "kafka-source", "device-events");
-
-        Observation doubled = new Observation(k1.observedAt(), noSpec(doubledUrl), null, d1, k1,
-                List.of(Sample.of(new Observation(k0.observedAt(), noSpec(doubledUrl), null, d0, k0, List.of()))));
-        Observation plain = new Observation(k1.observedAt(), noSpec(plainUrl), null, p1, k1,
-                List.of(Sample.of(new Observation(k0.observedAt(), noSpec(plainUrl), null, p0, k0, List.of()))));
-
-        double doubledRatio = RuntimeChecks.rates(doubled, options).orElseThrow().ratio();
-        double plainRatio = RuntimeChecks.rates(plain, options).orElseThrow().ratio();
-        System.out.printf("duplicate ratio: doubled source %.2f, plain source %.2f%n", doubledRatio, plainRatio);
+        Map<String, Observation> second = new java.util.HashMap<>();
+        for (String url : List.of(doubledUrl, twoSourcesUrl, plainUrl)) {
+            KafkaObservation k = topic.observe(kafka.bootstrapServers(), TOPIC, "lineflow");
+            second.put(url, new Observation(k.observedAt(), noSpec(url), null, rest.observe(url, TOPIC), k,
+                    List.of(Sample.of(first.get(url)))));
+        }
+        double doubledRatio = RuntimeChecks.rates(second.get(doubledUrl), options).orElseThrow().ratio();
+        double twoSourcesRatio = RuntimeChecks.rates(second.get(twoSourcesUrl), options).orElseThrow().ratio();
+        double plainRatio = RuntimeChecks.rates(second.get(plainUrl), options).orElseThrow().ratio();
+        System.out.printf("duplicate ratio: every record twice %.2f, two sources %.2f, plain source %.2f%n",
+                doubledRatio, twoSourcesRatio, plainRatio);
         assertThat(doubledRatio).isBetween(1.7, 2.3);
+        assertThat(twoSourcesRatio).as("the rates of both sources summed").isBetween(1.7, 2.3);
         assertThat(plainRatio).isBetween(0.8, 1.2);
-        assertThat(evaluator.evaluateRuntimeOnly(doubled).codes()).contains(FindingCode.DUPLICATE_CONSUMPTION);
-        assertThat(evaluator.evaluateRuntimeOnly(plain).codes()).doesNotContain(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(evaluator.evaluateRuntimeOnly(second.get(doubledUrl)).codes()).contains(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(evaluator.evaluateRuntimeOnly(second.get(twoSourcesUrl)).codes()).contains(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(evaluator.evaluateRuntimeOnly(second.get(plainUrl)).codes()).doesNotContain(FindingCode.DUPLICATE_CONSUMPTION);
     }
 }

@@ -32,7 +32,7 @@ class HttpFlinkRestClientTest {
     @Test
     void readsJobRestartsCheckpointsAndTheSourceOperatorsOwnRate() {
         server.runningJob(now, 200.0, 4, false);
-        FlinkObservation o = client.observe(server.url(), "kafka-source", "device-events");
+        FlinkObservation o = client.observe(server.url(), "device-events");
         assertThat(o.error()).isNull();
         FlinkObservation.Job job = o.job();
         assertThat(job.id()).as("the RUNNING job wins over an older canceled one").isEqualTo("j1");
@@ -47,36 +47,55 @@ class HttpFlinkRestClientTest {
         assertThat(job.checkpoints().latestCompletedAt().toEpochMilli()).isEqualTo(now - 30_000);
         assertThat(job.checkpoints().latestCompletedExternalPath()).isEqualTo("file:/flink-data/checkpoints/j1/chk-12");
         assertThat(job.checkpoints().latestFailureMessage()).contains("expired");
-        assertThat(job.source().vertexName()).startsWith("Source: kafka-source");
-        assertThat(job.source().recordsOutPerSecond()).as("operator metric, not the chained task's").isEqualTo(200.0);
-        assertThat(job.source().assignedSplits()).isEqualTo(4);
-        assertThat(job.source().distinctPartitions()).isEqualTo(4);
+        assertThat(job.sources()).as("the sink vertex has no reader metrics").hasSize(1);
+        assertThat(job.sources().get(0).vertexName()).startsWith("Source: kafka-source");
+        assertThat(job.sources().get(0).recordsOutPerSecond()).as("operator metric, not the chained task's").isEqualTo(200.0);
+        assertThat(job.assignedSplits()).isEqualTo(4);
+        assertThat(job.partitionsRead()).containsExactly(0, 1, 2, 3);
     }
 
     @Test
     void countsPartitionsAssignedToTwoReaders() {
         server.runningJob(now, 200.0, 4, true);
-        FlinkObservation.Source s = client.observe(server.url(), "kafka-source", "device-events").job().source();
-        assertThat(s.assignedSplits()).isEqualTo(8);
-        assertThat(s.distinctPartitions()).isEqualTo(4);
+        FlinkObservation.Job job = client.observe(server.url(), "device-events").job();
+        assertThat(job.assignedSplits()).isEqualTo(8);
+        assertThat(job.partitionsRead()).hasSize(4);
+    }
+
+    @Test
+    void findsEveryKafkaSourceByItsReaderMetricsWhateverItsName() {
+        server.runningJob(now, 200.0, 4, false).secondKafkaSource(150.0, 4, 2);
+        FlinkObservation.Job job = client.observe(server.url(), "device-events").job();
+        assertThat(job.sources()).extracting(FlinkObservation.Source::vertexId).containsExactly("v1", "v3");
+        assertThat(job.sourceRecordsOutPerSecond()).isEqualTo(350.0);
+        assertThat(job.assignedSplits()).as("4 + 2 readers x 4 partitions").isEqualTo(12);
+        assertThat(job.partitionsRead()).containsExactly(0, 1, 2, 3);
+    }
+
+    @Test
+    void aSourceReadingAnotherTopicIsNotCounted() {
+        server.runningJob(now, 200.0, 4, false).secondKafkaSource(150.0, 4, 2);
+        FlinkObservation.Job job = client.observe(server.url(), "other-topic").job();
+        assertThat(job.sources()).isEmpty();
+        assertThat(job.sourceRecordsOutPerSecond()).isNull();
     }
 
     @Test
     void checkpointConfig404MeansCheckpointingDisabled() {
         server.runningJob(now, 1, 1, false).remove("/jobs/j1/checkpoints/config");
-        assertThat(client.observe(server.url(), "kafka-source", "device-events").job().checkpoints().enabled()).isFalse();
+        assertThat(client.observe(server.url(), "device-events").job().checkpoints().enabled()).isFalse();
     }
 
     @Test
     void infiniteIntervalMeansCheckpointingDisabled() {
         server.runningJob(now, 1, 1, false).on("/jobs/j1/checkpoints/config", "{\"interval\":9223372036854775807,\"timeout\":600000}");
-        assertThat(client.observe(server.url(), "kafka-source", "device-events").job().checkpoints().enabled()).isFalse();
+        assertThat(client.observe(server.url(), "device-events").job().checkpoints().enabled()).isFalse();
     }
 
     @Test
     void noJobIsReportedAsNoJobNotAsAnError() {
         server.on("/jobs/overview", "{\"jobs\":[]}");
-        FlinkObservation o = client.observe(server.url(), "kafka-source", "device-events");
+        FlinkObservation o = client.observe(server.url(), "device-events");
         assertThat(o.ok()).isTrue();
         assertThat(o.job()).isNull();
     }
@@ -87,7 +106,7 @@ class HttpFlinkRestClientTest {
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
-        FlinkObservation o = client.observe("http://127.0.0.1:" + port, "kafka-source", "device-events");
+        FlinkObservation o = client.observe("http://127.0.0.1:" + port, "device-events");
         assertThat(o.ok()).isFalse();
         assertThat(o.error()).contains("Connect");
     }
@@ -97,7 +116,7 @@ class HttpFlinkRestClientTest {
         server.runningJob(now, 1, 1, false);
         server.delay(2_000);
         long start = System.nanoTime();
-        FlinkObservation o = client.observe(server.url(), "kafka-source", "device-events");
+        FlinkObservation o = client.observe(server.url(), "device-events");
         assertThat(o.ok()).isFalse();
         assertThat(o.error()).containsIgnoringCase("timed out");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1_900));

@@ -26,7 +26,7 @@ public final class TestingFlinkRestClient implements FlinkRestClient {
     }
 
     @Override
-    public FlinkObservation observe(String restUrl, String sourceOperator, String topic) {
+    public FlinkObservation observe(String restUrl, String topic) {
         calls.incrementAndGet();
         return byUrl.getOrDefault(restUrl, fallback).apply(restUrl);
     }

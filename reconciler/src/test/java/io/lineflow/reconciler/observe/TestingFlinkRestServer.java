@@ -93,6 +93,29 @@ public final class TestingFlinkRestServer implements AutoCloseable {
             }
         }
         on("/jobs/j1/vertices/v1/metrics", m.append("]").toString());
+        on("/jobs/j1/vertices/v2/metrics", "[{\"id\":\"0.numRecordsIn\"},{\"id\":\"0.device-windows.numRecordsOutPerSecond\"}]");
+        return this;
+    }
+
+    /**
+     * Adds to {@link #runningJob} a second source vertex "v3" under a name that says nothing about
+     * Kafka, whose {@code readers} readers each read every one of {@code partitions} partitions.
+     */
+    public TestingFlinkRestServer secondKafkaSource(double sourceRate, int partitions, int readers) {
+        on("/jobs/j1", "{\"jid\":\"j1\",\"name\":\"lineflow\",\"state\":\"RUNNING\",\"vertices\":["
+                + "{\"id\":\"v1\",\"name\":\"Source: kafka-source -> parse-events\",\"parallelism\":2},"
+                + "{\"id\":\"v3\",\"name\":\"Source: replayed-events\",\"parallelism\":" + readers + "},"
+                + "{\"id\":\"v2\",\"name\":\"device-windows -> Sink: postgres-sink\",\"parallelism\":2}]}");
+        on("/jobs/j1/vertices/v3/subtasks/metrics?get=Source__replayed-events.numRecordsOutPerSecond&agg=sum",
+                "[{\"id\":\"Source__replayed-events.numRecordsOutPerSecond\",\"sum\":" + sourceRate + "}]");
+        StringBuilder m = new StringBuilder("[{\"id\":\"0.numRecordsIn\"}");
+        for (int r = 0; r < readers; r++) {
+            for (int p = 0; p < partitions; p++) {
+                m.append(",{\"id\":\"").append(r).append(".Source__replayed-events.KafkaSourceReader.topic.device-events.partition.")
+                        .append(p).append(".currentOffset\"}");
+            }
+        }
+        on("/jobs/j1/vertices/v3/metrics", m.append("]").toString());
         return this;
     }
 
