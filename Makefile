@@ -46,6 +46,13 @@ build: ## Compile and package every module without running tests.
 test: ## Run every test (unit, integration on real Kafka/PostgreSQL/Flink).
 	$(MVN) verify
 
+# Generated records for `make fuzz` (`make test` runs the same property with 10,000).
+FUZZ_TRIES ?= 1000000
+
+.PHONY: fuzz
+fuzz: ## Fuzz the record parser with FUZZ_TRIES generated hostile records (1,000,000, about 2 min) and print the reasons' distribution.
+	$(MVN) -q -pl job test -Dtest=DeviceEventJsonPropertyTest -Dsurefire.failIfNoSpecifiedTests=false -Djqwik.tries.default=$(FUZZ_TRIES)
+
 .PHONY: run
 run: ## Run the job locally on embedded Kafka and PostgreSQL with a line simulator (RUN_ARGS="--devices 20 --duration 2m").
 	$(MVN) -q -pl job -DskipTests test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/run.classpath

@@ -3,6 +3,8 @@ package io.lineflow.bench;
 import io.lineflow.job.event.DeviceEventJson;
 import io.lineflow.job.event.ParsedRecord;
 
+import org.apache.flink.configuration.Configuration;
+
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -28,7 +30,7 @@ public final class ConsumeLimit {
 
     /** Reads the whole topic; returns the number of accepted events, so parsing is not dead code. */
     public static long run(String bootstrap, String topic, int partitions, int threads) throws Exception {
-        DeviceEventJson json = new DeviceEventJson(64 * 1024, Duration.ofHours(1).toMillis());
+        DeviceEventJson json = DeviceEventJson.fromConfig(new Configuration());
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<Long>> parts = new ArrayList<>();

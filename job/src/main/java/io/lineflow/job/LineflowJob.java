@@ -86,10 +86,7 @@ public final class LineflowJob {
             default:
                 start = OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
         }
-        DeviceEventJson json =
-                new DeviceEventJson(
-                        (int) conf.get(LineflowOptions.MAX_EVENT_SIZE).getBytes(),
-                        conf.get(LineflowOptions.MAX_FUTURE).toMillis());
+        DeviceEventJson json = DeviceEventJson.fromConfig(conf);
         return KafkaSource.<ParsedRecord>builder()
                 .setProperties(JobConfig.withPrefix(conf, LineflowOptions.KAFKA_PROPERTIES_PREFIX))
                 .setBootstrapServers(conf.get(LineflowOptions.KAFKA_BOOTSTRAP_SERVERS))

@@ -82,7 +82,8 @@ public final class LineflowPipeline {
                                 new CountDeviceWindows(
                                         conf.get(LineflowOptions.WINDOW_SIZE),
                                         conf.get(LineflowOptions.ALLOWED_LATENESS),
-                                        conf.get(LineflowOptions.DEDUP_HORIZON)))
+                                        conf.get(LineflowOptions.DEDUP_HORIZON),
+                                        conf.get(LineflowOptions.IDLE_EMIT)))
                         .uid(COUNT_UID)
                         .name("count device windows");
 

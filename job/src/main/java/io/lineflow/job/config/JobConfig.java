@@ -16,6 +16,8 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -42,6 +44,8 @@ public final class JobConfig {
 
     private static final String ENV_PREFIX = "LINEFLOW_";
     private static final Set<String> STATE_BACKENDS = Set.of("hashmap", "rocksdb");
+    private static final Duration MAX_FUTURE_LIMIT = Duration.ofDays(366);
+    private static final Instant LATEST_EARLIEST = Instant.parse("9999-12-31T23:59:59Z");
 
     /** Flink keys lineflow sets explicitly unless the cluster or the user did. */
     private static Configuration checkpointDefaults() {
@@ -112,8 +116,16 @@ public final class JobConfig {
         notNegative(conf, LineflowOptions.ALLOWED_LATENESS, problems);
         notNegative(conf, LineflowOptions.OUT_OF_ORDERNESS, problems);
         positive(conf, LineflowOptions.IDLENESS, problems);
+        positive(conf, LineflowOptions.IDLE_EMIT, problems);
         positive(conf, LineflowOptions.DEDUP_HORIZON, problems);
-        positive(conf, LineflowOptions.MAX_FUTURE, problems);
+        Duration maxFuture = conf.get(LineflowOptions.MAX_FUTURE);
+        if (maxFuture.toMillis() <= 0 || maxFuture.compareTo(MAX_FUTURE_LIMIT) > 0) {
+            // Bounded so that the latest accepted event time stays far inside what the window
+            // arithmetic and PostgreSQL's timestamptz can hold.
+            problems.add(
+                    problem(conf, LineflowOptions.MAX_FUTURE.key(), "a duration from 1 ms to 366 d"));
+        }
+        checkEarliestEventTime(conf, problems);
         MemorySize max = conf.get(LineflowOptions.MAX_EVENT_SIZE);
         if (max.getBytes() < 1 || max.getBytes() > Integer.MAX_VALUE) {
             problems.add(
@@ -232,6 +244,21 @@ public final class JobConfig {
             } catch (IllegalArgumentException e) {
                 problems.add(problem(conf, option.key(), allowed(option)));
             }
+        }
+    }
+
+    private static void checkEarliestEventTime(Configuration conf, List<String> problems) {
+        String text = conf.get(LineflowOptions.EARLIEST_EVENT_TIME);
+        String allowed =
+                "an ISO-8601 instant such as 2000-01-01T00:00:00Z, from 1970-01-01T00:00:00Z to"
+                        + " 9999-12-31T23:59:59Z (window starts are computed for non-negative times)";
+        try {
+            Instant earliest = Instant.parse(text);
+            if (earliest.isBefore(Instant.EPOCH) || earliest.isAfter(LATEST_EARLIEST)) {
+                problems.add(problem(conf, LineflowOptions.EARLIEST_EVENT_TIME.key(), allowed));
+            }
+        } catch (DateTimeParseException e) {
+            problems.add(problem(conf, LineflowOptions.EARLIEST_EVENT_TIME.key(), allowed));
         }
     }
 

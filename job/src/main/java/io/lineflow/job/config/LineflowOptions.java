@@ -106,6 +106,17 @@ public final class LineflowOptions {
                             "How long after a window closes a late event still updates it (the row"
                                     + " is overwritten). Later events are kept as LATE.");
 
+    public static final ConfigOption<Duration> IDLE_EMIT =
+            ConfigOptions.key(PREFIX + "window.idle-emit")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(2))
+                    .withDescription(
+                            "A window whose end has passed on the wall clock is written, with the"
+                                    + " figures so far, once its device has sent nothing for this"
+                                    + " long (processing time), also right after a restore, even if"
+                                    + " the watermark has not passed it. The watermark's firing"
+                                    + " overwrites the row later; no event is made late.");
+
     public static final ConfigOption<Duration> OUT_OF_ORDERNESS =
             ConfigOptions.key(PREFIX + "watermark.out-of-orderness")
                     .durationType()
@@ -136,6 +147,16 @@ public final class LineflowOptions {
                                     + " FUTURE_TIMESTAMP (they would push the watermark and make"
                                     + " every other event late).");
 
+    public static final ConfigOption<String> EARLIEST_EVENT_TIME =
+            ConfigOptions.key(PREFIX + "events.earliest")
+                    .stringType()
+                    .defaultValue("2000-01-01T00:00:00Z")
+                    .withDescription(
+                            "Events stamped before this ISO-8601 instant (or beyond what epoch"
+                                    + " milliseconds hold) are kept as TIMESTAMP_OUT_OF_RANGE:"
+                                    + " a clock reset to zero, a garbage date. From"
+                                    + " 1970-01-01T00:00:00Z on.");
+
     public static final ConfigOption<MemorySize> MAX_EVENT_SIZE =
             ConfigOptions.key(PREFIX + "events.max-bytes")
                     .memoryType()
@@ -160,7 +181,9 @@ public final class LineflowOptions {
                     .defaultValue(5)
                     .withDescription(
                             "Retries of a failed batch before the job fails and recovers from its"
-                                    + " last checkpoint.");
+                                    + " last checkpoint. A row PostgreSQL refuses for its content"
+                                    + " (SQLState class 22, 23 or 54) is not retried: it is kept in"
+                                    + " rejected_events as REFUSED_BY_DATABASE.");
 
     public static final ConfigOption<SinkMode> SINK_MODE =
             ConfigOptions.key(PREFIX + "sink.mode")
@@ -204,10 +227,12 @@ public final class LineflowOptions {
                     JDBC_PASSWORD,
                     WINDOW_SIZE,
                     ALLOWED_LATENESS,
+                    IDLE_EMIT,
                     OUT_OF_ORDERNESS,
                     IDLENESS,
                     DEDUP_HORIZON,
                     MAX_FUTURE,
+                    EARLIEST_EVENT_TIME,
                     MAX_EVENT_SIZE,
                     SINK_BATCH_SIZE,
                     SINK_BATCH_INTERVAL,

@@ -6,6 +6,10 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 
+import io.lineflow.job.config.LineflowOptions;
+
+import org.apache.flink.configuration.ReadableConfig;
+
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.Serializable;
@@ -19,23 +23,40 @@ import java.time.format.DateTimeParseException;
  * one pass over the bytes and no reflection per record).
  *
  * <p>{@link #parse} never throws: every way a record can be wrong ends as a {@link RejectedEvent}
- * with its reason and the raw bytes.
+ * with its reason and the raw bytes. An accepted event is one every later step can take: its ids
+ * are non-empty text PostgreSQL can store ({@link PgText}), and its time lies between {@code
+ * earliest} and the wall clock plus {@code maxFuture}, so window bounds, the downtime transition
+ * encoding ({@code ts << 1}) and {@code timestamptz} all hold it.
  */
 public final class DeviceEventJson implements Serializable {
     private static final long serialVersionUID = 1L;
     private static final JsonFactory JSON = new JsonFactory();
+    private static final Instant MIN_MILLIS = Instant.ofEpochMilli(Long.MIN_VALUE);
+    private static final Instant MAX_MILLIS = Instant.ofEpochMilli(Long.MAX_VALUE);
 
     private final int maxBytes;
+    private final long earliestMillis;
     private final long maxFutureMillis;
 
     /**
      * @param maxBytes records with a larger value are rejected as {@link RejectReason#OVERSIZED}
+     * @param earliestMillis events before this time are rejected as {@link
+     *     RejectReason#TIMESTAMP_OUT_OF_RANGE}
      * @param maxFutureMillis events more than this far ahead of the wall clock are rejected as
      *     {@link RejectReason#FUTURE_TIMESTAMP}
      */
-    public DeviceEventJson(int maxBytes, long maxFutureMillis) {
+    public DeviceEventJson(int maxBytes, long earliestMillis, long maxFutureMillis) {
         this.maxBytes = maxBytes;
+        this.earliestMillis = earliestMillis;
         this.maxFutureMillis = maxFutureMillis;
+    }
+
+    /** The parser with the limits of a (validated) configuration. */
+    public static DeviceEventJson fromConfig(ReadableConfig conf) {
+        return new DeviceEventJson(
+                (int) conf.get(LineflowOptions.MAX_EVENT_SIZE).getBytes(),
+                Instant.parse(conf.get(LineflowOptions.EARLIEST_EVENT_TIME)).toEpochMilli(),
+                conf.get(LineflowOptions.MAX_FUTURE).toMillis());
     }
 
     /** Parses one Kafka record; {@code nowMillis} is the wall clock used for the future check. */
@@ -57,6 +78,8 @@ public final class DeviceEventJson implements Serializable {
         event.count = 1;
         String type = null;
         boolean hasTs = false;
+        // An event time epoch milliseconds cannot hold (e.g. the year 300000000).
+        boolean tsBeyondLong = false;
         try (JsonParser p = JSON.createParser(value)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return reject.because(RejectReason.MALFORMED_JSON, "not a JSON object");
@@ -82,8 +105,9 @@ public final class DeviceEventJson implements Serializable {
                         break;
                     case "count":
                         if (t != JsonToken.VALUE_NULL) {
-                            if (t != JsonToken.VALUE_NUMBER_INT) {
-                                throw new WrongType(field, "an integer");
+                            if (t != JsonToken.VALUE_NUMBER_INT
+                                    || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                                throw new WrongType(field, "an integer up to " + Integer.MAX_VALUE);
                             }
                             long count = p.getLongValue();
                             if (count < 0) {
@@ -98,10 +122,13 @@ public final class DeviceEventJson implements Serializable {
                         break;
                     case "ts":
                         if (t == JsonToken.VALUE_NUMBER_INT) {
-                            event.ts = p.getLongValue();
+                            tsBeyondLong = p.getNumberType() == JsonParser.NumberType.BIG_INTEGER;
+                            event.ts = tsBeyondLong ? 0 : p.getLongValue();
                             hasTs = true;
                         } else if (t == JsonToken.VALUE_STRING) {
-                            event.ts = parseInstant(p.getText());
+                            Instant at = parseInstant(p.getText());
+                            tsBeyondLong = at.isBefore(MIN_MILLIS) || at.isAfter(MAX_MILLIS);
+                            event.ts = tsBeyondLong ? 0 : at.toEpochMilli();
                             hasTs = true;
                         } else if (t != JsonToken.VALUE_NULL) {
                             throw new WrongType(field, "an ISO-8601 instant or epoch milliseconds");
@@ -135,6 +162,20 @@ public final class DeviceEventJson implements Serializable {
             event.type = EventType.valueOf(type);
         } catch (IllegalArgumentException e) {
             return reject.because(RejectReason.UNKNOWN_TYPE, "type '" + type + "' is unknown");
+        }
+        String invalid =
+                textProblem("eventId", event.eventId, true,
+                        textProblem("deviceId", event.deviceId, true,
+                                textProblem("lineId", event.lineId, true,
+                                        textProblem("reason", event.reason, false, null))));
+        if (invalid != null) {
+            return reject.because(RejectReason.INVALID_TEXT, invalid);
+        }
+        if (tsBeyondLong || event.ts < earliestMillis) {
+            return reject.because(
+                    RejectReason.TIMESTAMP_OUT_OF_RANGE,
+                    "ts " + (tsBeyondLong ? "does not fit in epoch milliseconds" : Instant.ofEpochMilli(event.ts))
+                            + "; events from " + Instant.ofEpochMilli(earliestMillis) + " are counted");
         }
         if (event.ts > nowMillis + maxFutureMillis) {
             return reject.because(
@@ -172,6 +213,15 @@ public final class DeviceEventJson implements Serializable {
         return out.toByteArray();
     }
 
+    /** The first problem of the fields checked so far: {@code earlier}, else this field's. */
+    private static String textProblem(String field, String value, boolean id, String earlier) {
+        if (earlier != null || value == null) {
+            return earlier;
+        }
+        String p = id ? PgText.idProblem(value) : PgText.problem(value);
+        return p == null ? null : field + " " + p;
+    }
+
     private static String text(JsonParser p, JsonToken t, String field) throws IOException {
         if (t == JsonToken.VALUE_NULL) {
             return null;
@@ -182,9 +232,9 @@ public final class DeviceEventJson implements Serializable {
         return p.getText();
     }
 
-    private static long parseInstant(String text) throws WrongType {
+    private static Instant parseInstant(String text) throws WrongType {
         try {
-            return Instant.parse(text).toEpochMilli();
+            return Instant.parse(text);
         } catch (DateTimeParseException e) {
             throw new WrongType("ts", "an ISO-8601 instant such as 2026-11-01T10:30:36.123Z");
         }

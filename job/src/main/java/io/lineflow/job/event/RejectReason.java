@@ -14,6 +14,13 @@ public enum RejectReason {
     NEGATIVE_COUNT,
     /** The event time lies further in the future than the configured tolerance. */
     FUTURE_TIMESTAMP,
+    /** The event time lies before the configured earliest time, or beyond epoch milliseconds. */
+    TIMESTAMP_OUT_OF_RANGE,
+    /**
+     * A text field holds what PostgreSQL cannot store (U+0000, an unpaired surrogate), or an id is
+     * empty or longer than {@link PgText#MAX_ID_BYTES}.
+     */
+    INVALID_TEXT,
     /** The record value is larger than the configured maximum. */
     OVERSIZED,
     /** The Kafka record has no key. */
@@ -23,5 +30,10 @@ public enum RejectReason {
     /** An event with the same {@code eventId} was already counted within the dedup horizon. */
     DUPLICATE,
     /** The event arrived after its window closed and its allowed lateness passed. */
-    LATE
+    LATE,
+    /**
+     * Not an input record: an output row PostgreSQL refused for its content (a data error), kept
+     * instead of failing the job. See {@code PostgresSink}.
+     */
+    REFUSED_BY_DATABASE
 }

@@ -10,7 +10,7 @@ public class RejectedEvent {
     public long offset;
     public byte[] raw;
     public RejectReason reason;
-    /** Human-readable detail, e.g. which field was wrong. */
+    /** Human-readable detail, e.g. which field was wrong; {@link PgText#escaped} as it may quote input. */
     public String detail;
 
     public RejectedEvent() {}
@@ -22,7 +22,7 @@ public class RejectedEvent {
         this.offset = offset;
         this.raw = raw;
         this.reason = reason;
-        this.detail = detail;
+        this.detail = PgText.escaped(detail);
     }
 
     @Override

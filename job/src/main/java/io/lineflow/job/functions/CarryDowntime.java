@@ -20,12 +20,18 @@ import org.apache.flink.util.Collector;
  * emits the silent windows itself, each fully down, from an event-time timer at the end of each
  * (but not at the end of a bounded input, whose final watermark would fill windows forever).
  *
- * <p>State per device: one small {@link Carry}, dropped as soon as no stop is open and the last
- * window's allowed lateness has passed; with allowed lateness, also the open-at-start flag of each
- * window that may still fire again.
+ * <p>A window may come more than once: provisionally when its device went quiet, then from the
+ * watermark, then again for each late event within the allowed lateness. Each time its downtime is
+ * computed from the open-at-start flag remembered when it first came; when it is the device's
+ * latest window, what it leaves open is updated too, so the next window starts from the final
+ * figures.
  *
- * <p>Limit: a late event that re-fires an older window corrects that window's row; rows of later
- * windows already written are not revisited.
+ * <p>State per device: one small {@link Carry}, dropped as soon as no stop is open and the last
+ * window's allowed lateness has passed, and the open-at-start flag of each window that may still
+ * come again.
+ *
+ * <p>Limit: a window that comes again after a later window was written corrects its own row; rows
+ * of later windows already written are not revisited.
  */
 public class CarryDowntime
         extends KeyedProcessFunction<String, DeviceWindowStats, DeviceWindowStats> {
@@ -65,19 +71,19 @@ public class CarryDowntime
     public void processElement(DeviceWindowStats row, Context ctx, Collector<DeviceWindowStats> out)
             throws Exception {
         Carry c = carry.value();
-        boolean inOrder = c == null || row.windowEnd > c.lastWindowEnd;
+        boolean newer = c == null || row.windowEnd > c.lastWindowEnd;
         boolean openAtStart;
-        if (inOrder) {
+        if (newer) {
             openAtStart = c != null && c.openAtEnd;
             rememberOpenAtStart(row.windowStart, openAtStart, ctx);
         } else {
-            // A re-firing of a window within its allowed lateness.
+            // A window again: after a provisional row, or a re-firing within its allowed lateness.
             Boolean remembered = openAtStartByWindow.get(row.windowStart);
             openAtStart = remembered != null && remembered;
         }
         boolean openAtEnd = applyDowntime(row, openAtStart);
         out.collect(row);
-        if (!inOrder) {
+        if (!newer && row.windowEnd != c.lastWindowEnd) {
             return;
         }
         if (c == null) {
@@ -158,18 +164,13 @@ public class CarryDowntime
 
     private void rememberOpenAtStart(long windowStart, boolean openAtStart, Context ctx)
             throws Exception {
-        if (allowedLatenessMillis > 0) {
-            openAtStartByWindow.put(windowStart, openAtStart);
-            ctx.timerService()
-                    .registerEventTimeTimer(
-                            windowStart + windowSizeMillis - 1 + allowedLatenessMillis);
-        }
+        // Also without allowed lateness: a provisional row is followed by the watermark's.
+        openAtStartByWindow.put(windowStart, openAtStart);
+        ctx.timerService()
+                .registerEventTimeTimer(windowStart + windowSizeMillis - 1 + allowedLatenessMillis);
     }
 
     private void dropExpiredOpenAtStart(long timestamp) throws Exception {
-        if (allowedLatenessMillis == 0) {
-            return;
-        }
         MapStates.removeWhere(
                 openAtStartByWindow,
                 (start, open) -> start + windowSizeMillis - 1 + allowedLatenessMillis <= timestamp);

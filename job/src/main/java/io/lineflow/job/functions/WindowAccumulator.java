@@ -22,6 +22,13 @@ public class WindowAccumulator {
      * (see {@link CountDeviceWindows}); 0 for none.
      */
     public long idSweepAt;
+    /** Not a figure: the processing time of this window's last event (see {@link CountDeviceWindows}). */
+    public long lastSeenAt;
+    /**
+     * Not a figure: the processing time of this window's pending idle check (see {@link
+     * CountDeviceWindows}); 0 for none.
+     */
+    public long idleCheckAt;
 
     /** Encodes a transition so that sorting the longs sorts by time, END before START at a tie. */
     public static long transition(long ts, boolean start) {

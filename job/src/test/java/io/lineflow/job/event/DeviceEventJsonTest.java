@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class DeviceEventJsonTest {
     private static final long NOW = Instant.parse("2026-11-30T12:00:00Z").toEpochMilli();
-    private static final DeviceEventJson JSON = new DeviceEventJson(1024, 3_600_000);
+    private static final DeviceEventJson JSON = new DeviceEventJson(1024, Instant.parse("2000-01-01T00:00:00Z").toEpochMilli(), 3_600_000);
 
     private static ParsedRecord parse(String key, String value) {
         return JSON.parse(
@@ -93,7 +93,7 @@ class DeviceEventJsonTest {
                 Arguments.of("d1", "{" + ok + ",\"ts\":\"2099-01-01T00:00:00Z\"}", RejectReason.FUTURE_TIMESTAMP),
                 Arguments.of("d1", "{" + ok + ",\"ts\":1,\"pad\":\"" + "x".repeat(1100) + "\"}", RejectReason.OVERSIZED),
                 Arguments.of(null, "{" + ok + ",\"ts\":1}", RejectReason.NULL_KEY),
-                Arguments.of("d2", "{" + ok + ",\"ts\":1}", RejectReason.KEY_MISMATCH));
+                Arguments.of("d2", "{" + ok + ",\"ts\":1764504000000}", RejectReason.KEY_MISMATCH));
     }
 
     @ParameterizedTest(name = "{2}: {1}")
@@ -116,5 +116,45 @@ class DeviceEventJsonTest {
                 "{\"eventId\":\"e\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":"
                         + (NOW + 3_599_000) + "}";
         assertThat(parse("d1", value).isAccepted()).isTrue();
+    }
+    private static String event(String deviceId, String lineId, String ts) {
+        return "{\"eventId\":\"e\",\"deviceId\":" + deviceId + ",\"lineId\":" + lineId
+                + ",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + "}";
+    }
+
+    static Stream<Arguments> poison() {
+        return Stream.of(
+                // Epoch millis of these do not fit in a long: Instant.toEpochMilli threw.
+                Arguments.of("d1", event("\"d1\"", "\"L1\"", "\"+300000000-01-01T00:00:00Z\""), "TIMESTAMP_OUT_OF_RANGE"),
+                Arguments.of("d1", event("\"d1\"", "\"L1\"", "\"-300000000-01-01T00:00:00Z\""), "TIMESTAMP_OUT_OF_RANGE"),
+                // Fits in a long but lies before year 1: outside timestamptz, and ts << 1 overflows.
+                Arguments.of("d1", event("\"d1\"", "\"L1\"", "-300000000000000"), "TIMESTAMP_OUT_OF_RANGE"),
+                Arguments.of("d1", event("\"d1\"", "\"L1\"", String.valueOf(Long.MIN_VALUE)), "TIMESTAMP_OUT_OF_RANGE"),
+                Arguments.of("d1", event("\"d1\"", "\"L1\"", "-1"), "TIMESTAMP_OUT_OF_RANGE"),
+                Arguments.of("d1", event("\"d1\"", "\"L1\"", "1" + "0".repeat(30)), "TIMESTAMP_OUT_OF_RANGE"),
+                // Text PostgreSQL refuses in a text column.
+                Arguments.of("d1", event("\"d1\"", "\"L\\u00001\"", "1764504000000"), "INVALID_TEXT"),
+                Arguments.of("d\u00001", event("\"d\\u00001\"", "\"L1\"", "1764504000000"), "INVALID_TEXT"),
+                Arguments.of("d1", event("\"d1\"", "\"L\\ud8001\"", "1764504000000"), "INVALID_TEXT"),
+                Arguments.of("d1", event("\"d1\"", "\"L1\"", "1764504000000").replace("\"e\"", "\"e\\u0000\""), "INVALID_TEXT"),
+                Arguments.of("d1", event("\"d1\"", "\"L1\"", "1764504000000").replace("}", ",\"reason\":\"\\u0000\"}"), "INVALID_TEXT"),
+                // A count beyond a long was MALFORMED_JSON: the JSON is well formed.
+                Arguments.of("d1", event("\"d1\"", "\"L1\"", "1764504000000").replace("}", ",\"count\":1" + "0".repeat(30) + "}"), "WRONG_TYPE"));
+    }
+
+    @ParameterizedTest(name = "{2}: {1}")
+    @MethodSource("poison")
+    void rejectsPoisonRecordsInsteadOfThrowingOrAcceptingThem(String key, String value, String reason) {
+        ParsedRecord r = parse(key, value);
+        assertThat(r.isAccepted()).as("accepted: %s", r).isFalse();
+        assertThat(r.rejected.reason.name()).isEqualTo(reason);
+        assertThat(r.rejected.raw).isEqualTo(value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aKeyMismatchQuotingANulStillGivesADetailPostgresCanStore() {
+        ParsedRecord r = parse("d\u0000x", event("\"d1\"", "\"L1\"", "1764504000000"));
+        assertThat(r.rejected.reason).isEqualTo(RejectReason.KEY_MISMATCH);
+        assertThat(r.rejected.detail).doesNotContain("\u0000").contains("d\\u0000x");
     }
 }

@@ -126,4 +126,27 @@ class CarryDowntimeTest {
         harness.processWatermark(new Watermark(t(15) + 60_000));
         assertThat(harness.numKeyedStateEntries()).isZero();
     }
+
+    @Test
+    void aProvisionalRowReplacedByTheFinalOneCarriesTheFinalStopStateOn() throws Exception {
+        open(0);
+        // The device went quiet at 10:04 with a stop open: a provisional row, before the watermark.
+        harness.processElement(new StreamRecord<>(window(0, 1, 4.0, true), t(5) - 1));
+        // It comes back: the stop ended at 10:04:30; the watermark's row replaces the provisional.
+        emit(window(0, 1, 4.0, true, 4.5, false));
+        emit(window(5, 2));
+
+        assertThat(downtimeSeconds(rows())).containsExactly(60L, 30L, 0L);
+        harness.processWatermark(new Watermark(t(10)));
+        assertThat(harness.numKeyedStateEntries()).isZero();
+    }
+
+    @Test
+    void theSameWindowTwiceWithoutAllowedLatenessKeepsItsOpenAtStart() throws Exception {
+        open(0);
+        emit(window(0, 1, 4.0, true)); // open at 10:05
+        harness.processElement(new StreamRecord<>(window(5, 2), t(10) - 1)); // provisional
+        emit(window(5, 3)); // final, still silent about the stop
+        assertThat(downtimeSeconds(rows())).containsExactly(60L, 300L, 300L);
+    }
 }

@@ -5,6 +5,7 @@ import io.lineflow.job.event.RejectReason;
 import io.lineflow.job.event.RejectedEvent;
 
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -19,19 +20,34 @@ import static io.lineflow.testing.TestEvents.stopStart;
 import static io.lineflow.testing.TestEvents.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Windows of 5 minutes from {@code t(0)}, 1 minute of allowed lateness, a 10-minute dedup horizon. */
+/**
+ * Windows of 5 minutes from {@code t(0)}, 1 minute of allowed lateness, a 10-minute dedup horizon,
+ * quiet windows emitted after 2 minutes.
+ */
 class CountDeviceWindowsTest {
     private static final long WINDOW = Duration.ofMinutes(5).toMillis();
 
     private static KeyedOneInputStreamOperatorTestHarness<String, DeviceEvent, DeviceWindowStats> harness()
             throws Exception {
+        return harness(null);
+    }
+
+    /** A harness opened on {@code restored}, or on empty state for null. */
+    private static KeyedOneInputStreamOperatorTestHarness<String, DeviceEvent, DeviceWindowStats> harness(
+            OperatorSubtaskState restored) throws Exception {
         KeyedOneInputStreamOperatorTestHarness<String, DeviceEvent, DeviceWindowStats> h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         new KeyedProcessOperator<>(
                                 new CountDeviceWindows(
-                                        Duration.ofMinutes(5), Duration.ofMinutes(1), Duration.ofMinutes(10))),
+                                        Duration.ofMinutes(5),
+                                        Duration.ofMinutes(1),
+                                        Duration.ofMinutes(10),
+                                        Duration.ofMinutes(2))),
                         e -> e.deviceId,
                         Types.STRING);
+        if (restored != null) {
+            h.initializeState(restored);
+        }
         h.open();
         return h;
     }
@@ -150,6 +166,68 @@ class CountDeviceWindowsTest {
             h.setProcessingTime(Duration.ofMinutes(30).toMillis());
             h.processWatermark(t(6));
             assertThat(h.numKeyedStateEntries()).isZero();
+        }
+    }
+
+    @Test
+    void emitsAQuietDevicesEndedWindowAfterTheIdleTime_thenTheWatermarksRowReplacesIt() throws Exception {
+        try (var h = harness()) {
+            h.setProcessingTime(t(1));
+            h.processElement(record(piece("e1", "d1", 1, 3), 0));
+            h.setProcessingTime(t(2));
+            h.processElement(record(piece("e2", "d1", 2, 2), 1));
+            h.setProcessingTime(t(5) - 1); // quiet since 10:02, but the window has not ended
+            assertThat(h.extractOutputValues()).isEmpty();
+
+            h.setProcessingTime(t(5)); // ended and quiet: the figures so far, state kept
+            assertThat(h.extractOutputValues()).extracting(r -> r.piecesProduced).containsExactly(5L);
+            h.setProcessingTime(t(20));
+            assertThat(h.extractOutputValues()).hasSize(1);
+
+            // Production resumes: an event for the open window, then the watermark passes it.
+            h.processElement(record(piece("e3", "d1", 3, 4), 2));
+            h.processWatermark(t(5) - 1);
+            assertThat(h.extractOutputValues()).extracting(r -> r.piecesProduced).containsExactly(5L, 9L);
+            h.setProcessingTime(t(30)); // the idle check the new event set finds the window fired
+            assertThat(h.extractOutputValues()).hasSize(2);
+            assertThat(rejected(h)).isEmpty();
+
+            h.processWatermark(t(6));
+            h.setProcessingTime(t(60));
+            assertThat(h.numKeyedStateEntries()).isZero();
+        }
+    }
+
+    @Test
+    void aBusyDeviceHasOneIdleCheckPerIdlePeriodNotOnePerEvent() throws Exception {
+        try (var h = harness()) {
+            for (int i = 0; i < 100; i++) {
+                h.setProcessingTime(t(0) + i * 1000L);
+                h.processElement(record(piece("e" + i, "d1", 0.5 + i / 100.0, 1), i));
+            }
+            // One idle check and the id sweeps (one per sweep period the expiries fall in).
+            assertThat(h.numProcessingTimeTimers()).isLessThanOrEqualTo(3);
+            h.setProcessingTime(t(4));
+            assertThat(h.numProcessingTimeTimers()).isLessThanOrEqualTo(3);
+            assertThat(h.extractOutputValues()).isEmpty();
+        }
+    }
+
+    @Test
+    void afterARestoreWithoutNewEventsTheOverdueIdleCheckEmitsTheWindow() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness()) {
+            h.setProcessingTime(t(1));
+            h.processElement(record(piece("e1", "d1", 1, 3), 0));
+            h.processElement(record(stopStart("e2", "d1", 4), 1));
+            snapshot = h.snapshot(1, t(1));
+        }
+        try (var h = harness(snapshot)) {
+            h.setProcessingTime(t(60)); // restored long after: the check is overdue and fires at once
+            List<DeviceWindowStats> rows = h.extractOutputValues();
+            assertThat(rows).hasSize(1);
+            assertThat(rows.get(0).piecesProduced).isEqualTo(3);
+            assertThat(rows.get(0).downtimeCount).isEqualTo(1);
         }
     }
 }

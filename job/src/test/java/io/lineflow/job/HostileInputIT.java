@@ -1,0 +1,212 @@
+package io.lineflow.job;
+
+import io.lineflow.job.config.JobConfig;
+import io.lineflow.job.config.LineflowOptions;
+import io.lineflow.job.event.DeviceEventJson;
+import io.lineflow.job.event.ParsedRecord;
+import io.lineflow.job.event.RejectReason;
+import io.lineflow.job.functions.DeviceWindowStats;
+import io.lineflow.job.schema.Schema;
+import io.lineflow.testing.DeterministicInput;
+import io.lineflow.testing.EmbeddedKafka;
+import io.lineflow.testing.EmbeddedPostgresServer;
+import io.lineflow.testing.ExpectedWindows;
+import io.lineflow.testing.HostileRecords;
+import io.lineflow.testing.WindowTable;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Collectors;
+
+import static io.lineflow.testing.TestEvents.T0;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The whole job on real Kafka, PostgreSQL and a MiniCluster, fed good input with generated hostile
+ * records ({@link HostileRecords}) mixed in: the job never restarts, every produced record is
+ * either counted or kept with its reason, the parser's reasons arrive in the table one for one,
+ * nothing reaches the sink that PostgreSQL refuses, and the good devices' windows stay exact.
+ * Seed and count: {@code -Dlineflow.hostile.seed}, {@code -Dlineflow.hostile.records}.
+ */
+class HostileInputIT {
+    private static final Path WORK = Path.of("target", "it", "hostile-input");
+    private static final long WINDOW = Duration.ofMinutes(5).toMillis();
+    private static final int PARTITIONS = 4;
+    private static final long SEED = Long.getLong("lineflow.hostile.seed", 13L);
+    private static final int HOSTILE = Integer.getInteger("lineflow.hostile.records", 3000);
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(2)
+                            .setNumberSlotsPerTaskManager(1)
+                            .setConfiguration(clusterConfig())
+                            .build());
+
+    private static EmbeddedKafka kafka;
+    private static EmbeddedPostgresServer postgres;
+
+    private static Configuration clusterConfig() {
+        // Restarts allowed, as in production: the test asserts that none happened.
+        Configuration c = new Configuration();
+        c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
+        return c;
+    }
+
+    @BeforeAll
+    static void startServices() {
+        kafka = EmbeddedKafka.start(WORK.resolve("kafka-" + System.nanoTime()));
+        postgres = EmbeddedPostgresServer.start(WORK.resolve("postgres"));
+        Schema.migrate(jobConfig("unused"));
+    }
+
+    @AfterAll
+    static void stopServices() throws Exception {
+        kafka.close();
+        postgres.close();
+    }
+
+    private static Configuration jobConfig(String topic) {
+        String[] argv = {
+            "--lineflow.kafka.bootstrap-servers", kafka.bootstrapServers(),
+            "--lineflow.kafka.topic", topic,
+            "--lineflow.kafka.starting-offsets", "EARLIEST",
+            "--lineflow.jdbc.url", postgres.jdbcUrl(),
+            "--lineflow.jdbc.user", postgres.user(),
+            "--lineflow.sink.batch-interval", "200 ms",
+            "--execution.checkpointing.interval", "500 ms",
+            "--state.checkpoints.dir", WORK.resolve("checkpoints").toAbsolutePath().toUri().toString(),
+        };
+        return JobConfig.load(argv, Map.of(), new Configuration());
+    }
+
+    @Test
+    void hostileRecordsNeverRestartTheJobAndEveryRecordIsCountedOrKept(@InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        String topic = "hostile";
+        kafka.createTopic(topic, PARTITIONS);
+        Configuration conf = jobConfig(topic);
+        DeterministicInput good = DeterministicInput.generate(6, 4, 10, WINDOW, T0, PARTITIONS);
+        good.produce(kafka.bootstrapServers(), topic, 0, good.records.size());
+
+        // Boundary times are drawn around "now" minus two hours, so that none flips between
+        // accepted and FUTURE_TIMESTAMP while the test runs.
+        long now = System.currentTimeMillis() - Duration.ofHours(2).toMillis();
+        DeviceEventJson json = DeviceEventJson.fromConfig(conf);
+        long earliest = java.time.Instant.parse(conf.get(LineflowOptions.EARLIEST_EVENT_TIME)).toEpochMilli();
+        int maxBytes = (int) conf.get(LineflowOptions.MAX_EVENT_SIZE).getBytes();
+        Random random = new Random(SEED);
+        List<HostileRecords.Record> hostile = new ArrayList<>();
+        Map<RejectReason, Long> expected = new EnumMap<>(good.rejections);
+        List<String> parserThrew = new ArrayList<>();
+        expected.remove(RejectReason.DUPLICATE);
+        for (int i = 0; i < HOSTILE; i++) {
+            HostileRecords.Record r = HostileRecords.next(
+                    random, now, earliest, conf.get(LineflowOptions.MAX_FUTURE).toMillis(), maxBytes, "hostile-");
+            hostile.add(r);
+            try {
+                ParsedRecord p = json.parse(r.key, r.value, topic, 0, i, System.currentTimeMillis());
+                if (!p.isAccepted()) {
+                    expected.merge(p.rejected.reason, 1L, Long::sum);
+                }
+            } catch (RuntimeException e) {
+                parserThrew.add(r + ": " + e); // asserted after the job ran, to see what the job did
+            }
+        }
+        Map<TopicPartition, Long> ends = good.endOffsets(topic);
+        produce(topic, hostile, ends);
+
+        JobClient job = start(conf, OffsetsInitializer.offsets(ends));
+        JobID id = job.getJobID();
+        job.getJobExecutionResult().get();
+
+        String seed = "seed " + SEED + ", " + HOSTILE + " hostile records";
+        assertThat(cluster.getArchivedExecutionGraph(id).get().getStatusTimestamp(JobStatus.RESTARTING))
+                .as("numRestarts: the job never restarted (%s)", seed)
+                .isZero();
+        Map<String, DeviceWindowStats> table;
+        Map<RejectReason, Long> rejected;
+        try (Connection c = postgres.connect()) {
+            table = WindowTable.read(c);
+            rejected = WindowTable.rejections(c);
+        }
+        long produced = good.total() + HOSTILE;
+        long counted = table.values().stream().mapToLong(r -> r.eventsSeen).sum();
+        long kept = rejected.values().stream().mapToLong(Long::longValue).sum();
+        assertThat(counted + kept).as("produced = counted + rejected (%s)", seed).isEqualTo(produced);
+        Map<RejectReason, Long> parserReasons = new EnumMap<>(rejected);
+        parserReasons.remove(RejectReason.DUPLICATE);
+        parserReasons.remove(RejectReason.LATE);
+        assertThat(parserReasons).as("rejected by reason (%s)", seed).isEqualTo(expected);
+        assertThat(rejected).doesNotContainKey(RejectReason.REFUSED_BY_DATABASE);
+
+        Map<String, DeviceWindowStats> goodRows = table.entrySet().stream()
+                .filter(e -> e.getKey().startsWith("press-"))
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+        assertThat(WindowTable.diff(ExpectedWindows.of(good.counted, WINDOW), goodRows)).isEmpty();
+        assertThat(table.size()).as("hostile devices were counted too").isGreaterThan(goodRows.size());
+        assertThat(parserThrew).as("records the parser threw on").isEmpty();
+    }
+
+    private static JobClient start(Configuration conf, OffsetsInitializer stopAt) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        LineflowJob.configure(env, conf);
+        LineflowJob.attach(env, conf, LineflowJob.kafkaSource(conf).setBounded(stopAt).build());
+        return env.executeAsync(conf.get(LineflowOptions.JOB_NAME));
+    }
+
+    /** Produces {@code records} round-robin over the partitions, after the good input; counts them into {@code ends}. */
+    private static void produce(String topic, List<HostileRecords.Record> records, Map<TopicPartition, Long> ends)
+            throws Exception {
+        Map<String, Object> props = Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1,
+                ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 1 << 20);
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+            for (int i = 0; i < records.size(); i++) {
+                int partition = i % PARTITIONS;
+                sent.add(producer.send(new ProducerRecord<>(topic, partition, records.get(i).key, records.get(i).value)));
+                ends.merge(new TopicPartition(topic, partition), 1L, Long::sum);
+            }
+            producer.flush();
+            for (java.util.concurrent.Future<?> f : sent) {
+                f.get();
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.lineflow.job.event;
+
+import io.lineflow.job.functions.WindowAccumulator;
+import io.lineflow.testing.HostileRecords;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.statistics.Statistics;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The parser against generated hostile records ({@link HostileRecords}): it never throws, every
+ * record ends exactly one of accepted or rejected, a rejection keeps the raw bytes and a storable
+ * detail, and an accepted event is one every later step can take. {@code make test} runs the
+ * default tries (junit-platform.properties); {@code make fuzz} a million, with the distribution of
+ * outcomes in the jqwik report.
+ */
+class DeviceEventJsonPropertyTest {
+    private static final long NOW = Instant.parse("2026-11-30T12:00:00Z").toEpochMilli();
+    private static final long EARLIEST = Instant.parse("2000-01-01T00:00:00Z").toEpochMilli();
+    private static final long MAX_FUTURE = Duration.ofHours(1).toMillis();
+    private static final int MAX_BYTES = 64 * 1024;
+    private static final DeviceEventJson JSON = new DeviceEventJson(MAX_BYTES, EARLIEST, MAX_FUTURE);
+    /** PostgreSQL's timestamptz ends in the year 294276; window ends must stay far inside. */
+    private static final long PG_MAX_MILLIS = Instant.parse("+294276-12-31T23:59:59Z").toEpochMilli();
+
+    @Provide
+    Arbitrary<HostileRecords.Record> records() {
+        return Arbitraries.randomValue(r -> HostileRecords.next(r, NOW, EARLIEST, MAX_FUTURE, MAX_BYTES, "dev-"));
+    }
+
+    @Property
+    void everyRecordIsAcceptedSaneOrRejectedWithItsBytes(@ForAll("records") HostileRecords.Record record) {
+        ParsedRecord parsed = JSON.parse(record.key, record.value, "device-events", 1, 7, NOW);
+
+        assertThat(parsed.event == null).as("exactly one of accepted and rejected").isNotEqualTo(parsed.rejected == null);
+        if (parsed.isAccepted()) {
+            DeviceEvent e = parsed.event;
+            assertThat(e.ts).isBetween(EARLIEST, NOW + MAX_FUTURE);
+            assertThat(e.ts + Duration.ofDays(1).toMillis()).isLessThan(PG_MAX_MILLIS);
+            assertThat(WindowAccumulator.transitionTime(WindowAccumulator.transition(e.ts, true))).isEqualTo(e.ts);
+            for (String id : new String[] {e.eventId, e.deviceId, e.lineId}) {
+                assertThat(id).isNotEmpty();
+                assertThat(PgText.idProblem(id)).as("id %s", id).isNull();
+            }
+            assertThat(e.reason == null || PgText.problem(e.reason) == null).isTrue();
+            assertThat(e.type).isNotNull();
+            assertThat(e.count).isNotNegative();
+            assertThat(record.key).isEqualTo(e.deviceId.getBytes(StandardCharsets.UTF_8));
+            // A repeat or late event is kept re-serialized: that must round-trip.
+            assertThat(JSON.parse(record.key, DeviceEventJson.toJson(e), "device-events", 1, 7, NOW).event).isEqualTo(e);
+            Statistics.label("outcome").collect("ACCEPTED");
+        } else {
+            RejectedEvent r = parsed.rejected;
+            assertThat(r.raw).isSameAs(record.value);
+            assertThat(r.reason).isNotNull();
+            assertThat(r.detail).isNotBlank();
+            assertThat(PgText.problem(r.detail)).isNull();
+            assertThat(r.topic).isEqualTo("device-events");
+            assertThat(r.offset).isEqualTo(7);
+            Statistics.label("outcome").collect(r.reason.name());
+        }
+        Statistics.label("kind").collect(record.kind);
+    }
+}
