@@ -10,6 +10,9 @@
 #                                          the real operator, built from its source release
 #   lineflow-job:e2e                       the job image: the production Jib build
 #                                          (scripts/image.sh) on top of the stand-in
+#   lineflow/jre-standin:17                a STAND-IN for eclipse-temurin:17-jre: the JRE layer alone
+#   lineflow-reconciler:e2e                the reconciler image: its production Jib build
+#                                          (make reconciler-image-tar) on top of that JRE
 #
 # The JRE rootfs is the Debian package closure of openjdk-17-jre-headless, bash, coreutils, sed
 # and grep, fetched with `apt-get download` and unpacked (nothing is installed here); image
@@ -20,7 +23,7 @@
 # that other clones reuse. Cache keys hold every input, so a changed recipe builds afresh.
 #
 # Usage:
-#   scripts/e2e-images.sh build             build the three image tars (idempotent)
+#   scripts/e2e-images.sh build             build the image tars (idempotent)
 #   scripts/e2e-images.sh operator-build    build only the operator jars
 #   scripts/e2e-images.sh import SOCK [NS]  build, then import every tar into containerd at SOCK
 #                                           (namespace NS, default k8s.io)
@@ -40,10 +43,14 @@ FLINK_VERSION="$(sed -n 's:.*<flink.version>\(.*\)</flink.version>.*:\1:p' "$ROO
 FLINK_IMAGE="lineflow/flink-standin:$FLINK_VERSION-java17"
 OPERATOR_IMAGE="lineflow/flink-kubernetes-operator:$OPERATOR_VERSION"
 JOB_IMAGE="lineflow-job:e2e"
+JRE_IMAGE="lineflow/jre-standin:17"
+RECONCILER_IMAGE="lineflow-reconciler:e2e"
 IMAGES="$CACHE/images"
 FLINK_TAR="$IMAGES/flink-standin.tar"
 OPERATOR_TAR="$IMAGES/flink-kubernetes-operator.tar"
 JOB_TAR="$IMAGES/lineflow-job.tar"
+JRE_TAR="$IMAGES/jre-standin.tar"
+RECONCILER_TAR="$IMAGES/lineflow-reconciler.tar"
 OPERATOR_SRC="${LINEFLOW_OPERATOR_SRC:-../shared/vendor/flink-kubernetes-operator-$OPERATOR_VERSION-src.tar.gz}"
 [[ "$OPERATOR_SRC" == /* ]] || OPERATOR_SRC="$ROOT/$OPERATOR_SRC"
 JAVA_HOME_IN_IMAGE=/usr/lib/jvm/java-17-openjdk-amd64
@@ -312,14 +319,45 @@ job_image() {
   log "wrote $JOB_IMAGE to $JOB_TAR in $((SECONDS - start)) s"
 }
 
+# The JRE alone, as a base for Jib-built Java services (a stand-in for eclipse-temurin:17-jre).
+jre_image() {
+  local key
+  key="$(cat <(declare -f jre_image image_tar) <(echo "$JRE_LAYER") | sha)"
+  if [[ -s "$JRE_TAR" && "$(cat "$JRE_TAR.key" 2>/dev/null)" == "$key" ]]; then
+    log "$JRE_IMAGE is up to date: $JRE_TAR"; return 0
+  fi
+  image_tar "$JRE_TAR" "$JRE_IMAGE" \
+    "\"Env\":$(json_array "PATH=$PATH_IN_IMAGE" "JAVA_HOME=$JAVA_HOME_IN_IMAGE" "LANG=C.UTF-8"),\"Labels\":{\"org.opencontainers.image.title\":\"lineflow stand-in for eclipse-temurin:17-jre\"}" \
+    "$JRE_LAYER"
+  echo "$key" > "$JRE_TAR.key"
+}
+
+# The reconciler exactly as `make reconciler-image-tar` builds it, on the JRE stand-in.
+reconciler_image() {
+  local start=$SECONDS key
+  key="$( (cat "$JRE_TAR.key" "$ROOT/pom.xml" "$ROOT/job/pom.xml" "$ROOT/reconciler/pom.xml"
+          find "$ROOT/reconciler/src/main" "$ROOT/job/src/main" -type f | sort | xargs cat) | sha)"
+  if [[ -s "$RECONCILER_TAR" && "$(cat "$RECONCILER_TAR.key" 2>/dev/null)" == "$key" ]]; then
+    log "$RECONCILER_IMAGE is up to date: $RECONCILER_TAR"; return 0
+  fi
+  make -C "$ROOT" --no-print-directory reconciler-image-tar MVN="${MVN[*]}" RECONCILER_IMAGE="$RECONCILER_IMAGE" \
+      RECONCILER_BASE_IMAGE="tar://$JRE_TAR" >"$CACHE/work/reconciler-image.log" 2>&1 \
+    || { tail -30 "$CACHE/work/reconciler-image.log" >&2; die "reconciler image build failed, log: $CACHE/work/reconciler-image.log"; }
+  cp "$ROOT/reconciler/target/jib-image.tar" "$RECONCILER_TAR.part" && mv "$RECONCILER_TAR.part" "$RECONCILER_TAR"
+  echo "$key" > "$RECONCILER_TAR.key"
+  log "wrote $RECONCILER_IMAGE to $RECONCILER_TAR in $((SECONDS - start)) s"
+}
+
 build_all() {
   local start=$SECONDS
   lock
   jre_layer
+  jre_image
   flink_image
   operator_build
   operator_image
   job_image
+  reconciler_image
   log "all images in $((SECONDS - start)) s"
 }
 
@@ -332,7 +370,7 @@ case "${1:-}" in
     command -v ctr >/dev/null || die "ctr (containerd) is not installed"
     [[ -S "$sock" ]] || die "$sock is not a socket (is containerd running?)"
     build_all
-    for t in "$FLINK_TAR" "$OPERATOR_TAR" "$JOB_TAR"; do
+    for t in "$FLINK_TAR" "$OPERATOR_TAR" "$JOB_TAR" "$RECONCILER_TAR"; do
       s=$SECONDS
       ctr --address "$sock" -n "$ns" images import "$t" >/dev/null || die "ctr import of $t failed"
       log "imported $t into $sock ($ns) in $((SECONDS - s)) s"
@@ -340,6 +378,8 @@ case "${1:-}" in
     ;;
   env)
     printf 'FLINK_IMAGE=%s\nFLINK_TAR=%s\nOPERATOR_IMAGE=%s\nOPERATOR_TAR=%s\nJOB_IMAGE=%s\nJOB_TAR=%s\n' \
-      "$FLINK_IMAGE" "$FLINK_TAR" "$OPERATOR_IMAGE" "$OPERATOR_TAR" "$JOB_IMAGE" "$JOB_TAR" ;;
+      "$FLINK_IMAGE" "$FLINK_TAR" "$OPERATOR_IMAGE" "$OPERATOR_TAR" "$JOB_IMAGE" "$JOB_TAR"
+    printf 'JRE_IMAGE=%s\nJRE_TAR=%s\nRECONCILER_IMAGE=%s\nRECONCILER_TAR=%s\n' \
+      "$JRE_IMAGE" "$JRE_TAR" "$RECONCILER_IMAGE" "$RECONCILER_TAR" ;;
   *) echo "usage: e2e-images.sh build | operator-build | import SOCK [NS] | chart | env" >&2; exit 2 ;;
 esac
