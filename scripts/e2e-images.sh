@@ -95,8 +95,8 @@ lock() {
 
 # --- layers and image tars -------------------------------------------------------------------
 
-# Writes folder $1 as gzip layer $2 (owned by root, sorted, so equal input gives an equal
-# layer) and its uncompressed digest to $2.diffid. Paths listed in $3 (relative, one per line)
+# Writes folder $1 as gzip layer $2 (entries sorted, owned by root, file modes and symlinks kept)
+# and its uncompressed digest to $2.diffid. Paths listed in $3 (relative, one per line)
 # are owned by the flink user instead.
 layer() {
   local dir="$1" out="$2" owned="${3:-}" raw="$2.raw"
