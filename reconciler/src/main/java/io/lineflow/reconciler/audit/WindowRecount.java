@@ -24,8 +24,10 @@ import java.util.TreeSet;
  * order: the parser's (every reason a record is rejected, with the job's limits), the dedup
  * horizon, lateness, the line a row takes (that of the last event counted in it, in arrival
  * order), and the downtime carry (a stop open at a window's end carries into the next window,
- * silent windows included, as it stood when that window first fired). What the job decides by its
- * own clocks is taken from the records, which is exact for a job that keeps up with the topic:
+ * silent windows included; a late event corrects the carry only while its window is the device's
+ * latest). What the job decides by its own clocks is taken from the records, which is exact for a
+ * job that keeps up with the topic (and does not model the provisional rows of {@code
+ * lineflow.window.idle-emit}, which the watermark's rows overwrite):
  *
  * <ul>
  *   <li>processing time (dedup horizon, the future-timestamp limit) is each record's Kafka
@@ -203,12 +205,16 @@ public final class WindowRecount {
             windows.values().removeIf(w -> w.start + rules.windowMillis() - 1 + rules.latenessMillis() <= watermark);
         }
 
-        /** A window's row reaches the carry: in order it moves the carry on; a re-firing does not. */
+        /**
+         * A window's row reaches the carry. A newer window moves the carry on; a window that comes
+         * again starts from the open-at-start remembered when it first came, and moves the carry
+         * only if it is still the device's latest.
+         */
         private void carryRow(WindowRow r) {
             long end = r.start + rules.windowMillis();
-            boolean inOrder = carry == null || end > carry.lastWindowEnd;
+            boolean newer = carry == null || end > carry.lastWindowEnd;
             boolean openAtStart;
-            if (inOrder) {
+            if (newer) {
                 openAtStart = carry != null && carry.openAtEnd;
                 openAtStartByWindow.put(r.start, openAtStart);
             } else {
@@ -233,7 +239,7 @@ public final class WindowRecount {
                 down += end - since;
             }
             rows.put(r.start, new Row(id, r.lineId, r.start, r.pieces, r.stops, down, r.events, r.firstTs, r.lastTs));
-            if (inOrder) {
+            if (newer || end == carry.lastWindowEnd) {
                 if (carry == null) {
                     carry = new Carry();
                 }

@@ -104,6 +104,9 @@ class RecountDifferentialTest {
         args.put("lineflow.watermark.out-of-orderness", OOO + " ms");
         // Longer than the whole test: no partition is ever idle, so the watermark is the minimum.
         args.put("lineflow.watermark.idleness", "30 min");
+        // The quiet-window rows (processing time) are overwritten by the watermark's; longer than
+        // the test, so that only the watermark decides, as in the recount.
+        args.put("lineflow.window.idle-emit", "30 min");
         args.put("lineflow.dedup.horizon", HORIZON + " ms");
         args.put("lineflow.events.max-bytes", MAX_BYTES + " b");
         args.put("execution.checkpointing.interval", "1 s");
@@ -174,6 +177,19 @@ class RecountDifferentialTest {
         // The input exercised what this test is about.
         assertThat(input.stats).allSatisfy((what, n) -> assertThat(n).as(what).isPositive());
         assertThat(windowsRecounted(report)).isGreaterThanOrEqualTo(DEVICES * 3);
+        assertThat(silentRows()).as("silent stopped windows in the table").isGreaterThanOrEqualTo(3);
+    }
+
+    private static long silentRows() throws Exception {
+        try (Connection c = postgres.connect(); PreparedStatement s = c.prepareStatement(
+                "SELECT count(*) FROM device_window_stats WHERE events_seen = 0 AND downtime_seconds = ?");
+                ) {
+            s.setLong(1, W / 1000);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
     }
 
     private static int windowsRecounted(String report) {
@@ -279,6 +295,15 @@ class RecountDifferentialTest {
                 hi = nextEdge(wm) + OOO; // a partition's watermark stays below that edge
             }
             List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+            if (phase == 0 || phase == PHASES - 1) {
+                // One more device stops in the first phase and sends nothing until the last: the
+                // windows in between are silent and fully down.
+                long ts = phase == 0 ? t0 + 60_000 : lo + (long) (rnd.nextDouble() * (hi - lo));
+                maxTs[0] = Math.max(maxTs[0], ts);
+                records.add(new ProducerRecord<>(TOPIC, 0, bytes("quiet"), bytes(String.format(
+                        "{\"eventId\":\"q%d\",\"deviceId\":\"quiet\",\"lineId\":\"L9\",\"type\":\"%s\",\"ts\":%d}",
+                        phase, phase == 0 ? "DOWNTIME_START" : "DOWNTIME_END", ts))));
+            }
             int n = 40 + rnd.nextInt(40);
             for (int i = 0; i < n; i++) {
                 int d = rnd.nextInt(DEVICES);

@@ -100,17 +100,35 @@ class WindowRecountTest {
     }
 
     @Test
-    void aStopReportedWithinTheLatenessCorrectsItsWindowButIsNotCarriedOn() {
-        // The job's CarryDowntime: a re-fired window does not move the carry (see its "Limit").
+    void aStopReportedWithinTheLatenessIsCarriedOnWhileItsWindowIsTheLatest() {
         event(0, "a", "d1", "PIECE_PRODUCED", 1);
-        event(0, "b", "d1", "PIECE_PRODUCED", 5.3); // watermark 10:05:08: 10:00 has fired
-        event(0, "c", "d1", "DOWNTIME_START", 4); // within the lateness
-        event(0, "d", "d1", "PIECE_PRODUCED", 11); // closes 10:05
+        event(0, "b", "d2", "PIECE_PRODUCED", 5.3); // watermark 10:05:08: 10:00 has fired
+        event(0, "c", "d1", "DOWNTIME_START", 4); // within the lateness; 10:00 is still d1's latest
+        event(0, "d", "d1", "PIECE_PRODUCED", 11); // closes 10:05, in which d1 was silent
 
         WindowRecount.Result r = WindowRecount.recount(records, RULES);
 
         assertThat(r.rows().get(key("d1", 0)).downtimeMillis()).isEqualTo(60_000);
+        assertThat(r.rows().get(key("d1", 5)).downtimeMillis()).as("carried on").isEqualTo(W);
+    }
+
+    @Test
+    void aStopReportedWithinTheLatenessIsNotCarriedOnOnceALaterWindowWasWritten() {
+        // Only possible with a lateness longer than a window. The job's CarryDowntime: rows of
+        // later windows already written are not revisited.
+        WindowRecount.Rules longLateness = new WindowRecount.Rules(W, 360_000, 10_000, 3_600_000, 65_536, 3_600_000, 0);
+        event(0, "a", "d1", "PIECE_PRODUCED", 1);
+        event(0, "b", "d1", "PIECE_PRODUCED", 6);
+        event(0, "c", "d1", "PIECE_PRODUCED", 10.5); // watermark 10:10:20: 10:00 and 10:05 have fired
+        event(0, "e", "d1", "DOWNTIME_START", 4); // within 10:00's lateness, but 10:05 was written
+        event(0, "g", "d1", "PIECE_PRODUCED", 16); // closes 10:10
+
+        WindowRecount.Result r = WindowRecount.recount(records, longLateness);
+
+        assertThat(r.late()).isZero();
+        assertThat(r.rows().get(key("d1", 0)).downtimeMillis()).isEqualTo(60_000);
         assertThat(r.rows().get(key("d1", 5)).downtimeMillis()).isZero();
+        assertThat(r.rows().get(key("d1", 10)).downtimeMillis()).isZero();
     }
 
     @Test
