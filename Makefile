@@ -203,6 +203,23 @@ k8s-test-env-stop: ## Stop the etcd + kube-apiserver that `make k8s-test-env` st
 k8s-it: ## Run the real-API-server tests only (overlays dry-run, reconciler and Flink RBAC).
 	$(MVN) -pl k8s-it -am verify -Dsurefire.failIfNoSpecifiedTests=false -Dtest='io.lineflow.k8s.**'
 
+##@ End to end
+
+# State of the single-node cluster of `make e2e-up` (kubeconfig, env, logs, containerd's images).
+E2E_STATE ?= $(CURDIR)/.cache/e2e
+
+.PHONY: e2e-up
+e2e-up: ## Start a single-node Kubernetes 1.20.2 cluster on this machine (root; bridge lineflow0, containerd, DNS); first run builds ~20 min.
+	LINEFLOW_E2E_STATE="$(E2E_STATE)" scripts/e2e-cluster.sh up
+
+.PHONY: e2e-down
+e2e-down: ## Stop the e2e cluster; removes its bridge, iptables chains, mounts and cgroups (imported images stay).
+	LINEFLOW_E2E_STATE="$(E2E_STATE)" scripts/e2e-cluster.sh down
+
+.PHONY: e2e-status
+e2e-status: ## Show whether the e2e cluster is up with its node Ready (`scripts/e2e-cluster.sh env` prints its environment).
+	LINEFLOW_E2E_STATE="$(E2E_STATE)" scripts/e2e-cluster.sh status
+
 ##@ End to end images
 
 .PHONY: e2e-images
