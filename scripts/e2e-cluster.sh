@@ -334,13 +334,8 @@ dns_sync() {
 
 # --- node -------------------------------------------------------------------------------------
 
-node() {
-  launch kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$STATE/kubeconfigs/kube-controller-manager" \
-    --port=0 --secure-port=0 --leader-elect=false --use-service-account-credentials=true \
-    --service-account-private-key-file="$STATE/pki/sa.key" --root-ca-file="$STATE/pki/ca.crt" \
-    --allocate-node-cidrs=false --v=1
-  launch kube-scheduler "$BIN/kube-scheduler" --kubeconfig="$STATE/kubeconfigs/kube-scheduler" \
-    --port=0 --secure-port=0 --leader-elect=false --v=1
+# The kubelet in its own cgroup subtree, with the DNS stand-in as cluster DNS.
+kubelet_() {
   mkdir -p "$STATE/kubelet"
   local cg
   for cg in /sys/fs/cgroup/*/; do
@@ -377,6 +372,16 @@ EOF
   launch kubelet "$BIN/kubelet" --config="$STATE/kubelet-config.yaml" --kubeconfig="$STATE/kubeconfigs/kubelet" \
     --container-runtime=remote --container-runtime-endpoint="unix://$SOCK" --root-dir="$STATE/kubelet" \
     --hostname-override="$NODE_NAME" --node-ip="$NODE_IP" --v=1
+}
+
+node() {
+  launch kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$STATE/kubeconfigs/kube-controller-manager" \
+    --port=0 --secure-port=0 --leader-elect=false --use-service-account-credentials=true \
+    --service-account-private-key-file="$STATE/pki/sa.key" --root-ca-file="$STATE/pki/ca.crt" \
+    --allocate-node-cidrs=false --v=1
+  launch kube-scheduler "$BIN/kube-scheduler" --kubeconfig="$STATE/kubeconfigs/kube-scheduler" \
+    --port=0 --secure-port=0 --leader-elect=false --v=1
+  kubelet_
   launch kube-proxy "$BIN/kube-proxy" --kubeconfig="$STATE/kubeconfigs/kube-proxy" --proxy-mode=iptables \
     --hostname-override="$NODE_NAME" --bind-address="$NODE_IP" --cluster-cidr="$POD_CIDR" \
     --nodeport-addresses="$NODE_IP/32" --healthz-bind-address=127.0.0.1:10256 --metrics-bind-address=127.0.0.1:10249 \
@@ -518,19 +523,21 @@ down() {
   phase containerd stop_pids containerd
   shims_gone
   phase stop-rest stop_pids dns-sync dnsmasq kube-proxy kube-apiserver etcd
+  phase mounts mounts_gone
+  # What is outside the state dir only when this state dir made it (another state's `up` must
+  # not lose its bridge or cgroups to this `down`).
   if [[ -e "$PLUMBING" ]]; then
     [[ -x "$BIN/kube-proxy" ]] && timeout 60 "$BIN/kube-proxy" --cleanup >/dev/null 2>&1 || true
     phase iptables chains_gone
     ip link del "$BRIDGE" 2>/dev/null || true
-  fi
-  phase mounts mounts_gone
-  cgroups_gone
-  # The folders of those (see containers_gone), when nothing else uses them.
-  rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null || true
-  rmdir /var/log/pods /var/log/containers 2>/dev/null || true
-  # Folders containerd's shims and fifos made under /run/containerd, unless a system containerd runs.
-  if [[ -d /run/containerd && ! -S /run/containerd/containerd.sock ]]; then
-    find /run/containerd -depth -type d -empty -delete 2>/dev/null || true
+    cgroups_gone
+    # The folders of what containers_gone removed, when nothing else uses them.
+    rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null || true
+    rmdir /var/log/pods /var/log/containers 2>/dev/null || true
+    # Folders the shims and fifos made under /run/containerd, unless a system containerd runs.
+    if [[ -d /run/containerd && ! -S /run/containerd/containerd.sock ]]; then
+      find /run/containerd -depth -type d -empty -delete 2>/dev/null || true
+    fi
   fi
   if [[ -s "$STATE/sysctls.saved" ]]; then
     sysctl -q -p "$STATE/sysctls.saved" >/dev/null || log "WARNING: could not restore $(tr '\n' ' ' < "$STATE/sysctls.saved")"
