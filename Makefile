@@ -216,6 +216,10 @@ e2e-up: ## Start a single-node Kubernetes 1.20.2 cluster on this machine (root; 
 e2e-down: ## Stop the e2e cluster; removes its bridge, iptables chains, mounts and cgroups (imported images stay).
 	LINEFLOW_E2E_STATE="$(E2E_STATE)" scripts/e2e-cluster.sh down
 
+.PHONY: e2e
+e2e: tools ## lineflow on the e2e cluster under the real operator: up, images, operator, deploy, RUNNING, exact table, undeploy (E2E_KEEP=1 keeps it deployed).
+	MAKE="$(MAKE)" MVN="$(MVN)" LINEFLOW_E2E_STATE="$(E2E_STATE)" scripts/e2e.sh
+
 .PHONY: e2e-status
 e2e-status: ## Show whether the e2e cluster is up with its node Ready (`scripts/e2e-cluster.sh env` prints its environment).
 	LINEFLOW_E2E_STATE="$(E2E_STATE)" scripts/e2e-cluster.sh status

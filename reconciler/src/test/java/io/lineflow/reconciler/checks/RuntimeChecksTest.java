@@ -4,12 +4,14 @@ import static io.lineflow.reconciler.TestUtils.CLOCK;
 import static io.lineflow.reconciler.TestUtils.NOW;
 import static io.lineflow.reconciler.TestUtils.checkpoints;
 import static io.lineflow.reconciler.TestUtils.flink;
+import static io.lineflow.reconciler.TestUtils.goodSpec;
 import static io.lineflow.reconciler.TestUtils.healthyFlink;
 import static io.lineflow.reconciler.TestUtils.healthyKafka;
 import static io.lineflow.reconciler.TestUtils.job;
 import static io.lineflow.reconciler.TestUtils.kafka;
 import static io.lineflow.reconciler.TestUtils.observation;
 import static io.lineflow.reconciler.TestUtils.options;
+import static io.lineflow.reconciler.TestUtils.runningStatus;
 import static io.lineflow.reconciler.TestUtils.sample;
 import static io.lineflow.reconciler.TestUtils.source;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,6 +24,7 @@ import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.model.KafkaObservation;
 import io.lineflow.reconciler.model.KubernetesStatus;
 import io.lineflow.reconciler.model.Observation;
+import io.lineflow.reconciler.model.Sample;
 import io.lineflow.reconciler.model.Severity;
 
 import org.apache.flink.configuration.Configuration;
@@ -130,6 +133,23 @@ class RuntimeChecksTest {
         assertThat(r.codes()).containsExactly(FindingCode.CHECKPOINT_FAILURES);
         assertThat(r.worst()).contains(Severity.CRITICAL);
         assertThat(r.findings().get(0).evidence()).containsEntry("failedInWindow", 3L);
+    }
+
+    @Test
+    void refusedTriggersWhileTaskManagersStartAreNotCheckpointFailures() {
+        // Seen on the e2e cluster: the job runs before its TaskManager pod does, so the first
+        // triggers are refused (counted as failed, with no failed checkpoint to show), then
+        // checkpoints complete and none fails.
+        Observation starting = new Observation(NOW.minusSeconds(40), goodSpec(), runningStatus(),
+                flink(job("RUNNING", 0, checkpoints(null, 0, 2), null)), null, List.of());
+        Observation running = observation(flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(5), 3, 4), null)), null,
+                List.of(Sample.of(starting)));
+        assertThat(RuntimeChecks.checkpointFailures(running, conf, CLOCK).findings()).isEmpty();
+
+        // A failure after the first completed checkpoint still counts.
+        Observation later = observation(flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(5), 5, 5), null)), null,
+                List.of(Sample.of(starting), Sample.of(running)));
+        assertThat(RuntimeChecks.checkpointFailures(later, conf, CLOCK).codes()).containsExactly(FindingCode.CHECKPOINT_FAILURES);
     }
 
     @Test

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# `make e2e`: lineflow on a real single-node Kubernetes cluster under the real Flink Kubernetes
+# Operator, checked cell by cell. Phases, each timed:
+#   up          the node (scripts/e2e-cluster.sh up): etcd, API server, controller manager,
+#               scheduler, kubelet + containerd, kube-proxy, bridge network, DNS stand-in
+#   images      the stand-in Flink base, the job, reconciler and operator images (Jib tars),
+#               imported into the node's containerd
+#   operator    the operator 1.10.0 from its source release's chart (make operator-install)
+#   services    real Kafka and PostgreSQL on the host, on the node's bridge address
+#   deploy      `make deploy ENV=e2e` exactly as a user runs it (schema migration Job included)
+#   running     until the operator reports the JobManager READY and the job RUNNING
+#   verify      the drill's deterministic input, then the table exact cell by cell; no
+#               ValidationError; every container non-root; the reconciler's summary HEALTHY
+#   undeploy    `make undeploy ENV=e2e`; nothing of lineflow left in the namespace
+# The cluster stays up afterwards (make e2e-down stops it); E2E_KEEP=1 also keeps the deployment.
+#
+# Usage: scripts/e2e.sh [all|verify-only]   (verify-only: deploy + verify on a running cluster)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+RUN="${E2E_RUN_DIR:-$ROOT/.cache/e2e-run}"
+NS=lineflow-e2e
+OPERATOR_NS="$(sed -n 's/^OPERATOR_NAMESPACE=//p' operator-config/chart.env)"
+KAFKA_PORT=19092
+PG_PORT=15432
+MAKE="${MAKE:-make}"
+read -r -a MVN <<< "${MVN:-mvn -B -ntp}"
+E2E_ARGS="${E2E_ARGS:-}"
+mkdir -p "$RUN"
+TIMINGS="$RUN/timings.txt"
+: > "$TIMINGS"
+log() { echo "e2e: $*" >&2; }
+die() { log "FAILED: $*"; exit 1; }
+
+phase_start=0
+phase() {
+  local now=$SECONDS
+  if [[ -n "${phase_name:-}" ]]; then
+    printf '%-10s %5d s\n' "$phase_name" "$((now - phase_start))" >> "$TIMINGS"
+  fi
+  phase_name="${1:-}"; phase_start=$now
+  [[ -z "$phase_name" ]] || log "── $phase_name"
+}
+
+# Polls "$@" every 2 s until it succeeds or $1 seconds pass; says what it waited for.
+await() {
+  local timeout="$1" what="$2"; shift 2
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    (( SECONDS < deadline )) || die "$what: not within $timeout s"
+    sleep 2
+  done
+}
+
+services_pid() { [[ -s "$RUN/services.pid" ]] && cat "$RUN/services.pid"; }
+stop_services() {
+  local pid
+  pid="$(services_pid || true)"
+  if [[ -n "$pid" ]] && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q KubernetesE2e; then
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$RUN/services.pid"
+}
+
+# --- the cluster ---------------------------------------------------------------------------------
+phase up
+if scripts/e2e-cluster.sh status >/dev/null 2>&1; then log "the cluster is up already"; else scripts/e2e-cluster.sh up; fi
+# KUBECONFIG, BRIDGE_IP, POD_CIDR, CONTAINERD_SOCK, … (export lines)
+eval "$(scripts/e2e-cluster.sh env)"
+KUBECTL=("$ROOT/bin/kubectl")
+[[ "$BRIDGE_IP" == 10.244.0.1 ]] || die "the e2e overlay expects the bridge at 10.244.0.1, the cluster has $BRIDGE_IP"
+
+phase images
+"$MAKE" --no-print-directory e2e-images E2E_STATE="${LINEFLOW_E2E_STATE:-$ROOT/.cache/e2e}"
+
+phase operator
+"$MAKE" --no-print-directory operator-install ENV=e2e
+
+# --- Kafka and PostgreSQL on the host -------------------------------------------------------------
+phase services
+stop_services
+umask 077
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$RUN/db-password"
+umask 022
+LINEFLOW_JDBC_PASSWORD="$(cat "$RUN/db-password")"
+export LINEFLOW_JDBC_PASSWORD
+"${MVN[@]}" -q -pl job,drill -am -DskipTests install
+DRILL_CP="drill/target/classes:$(cat drill/target/drill.classpath)"
+rm -rf "$RUN/services"
+setsid java -Xmx768m -Djava.io.tmpdir="$RUN" -cp "$DRILL_CP" io.lineflow.drill.KubernetesE2e services \
+  --host "$BRIDGE_IP" --kafka-port "$KAFKA_PORT" --postgres-port "$PG_PORT" \
+  --client-cidr "$POD_CIDR" --dir "$RUN/services" </dev/null >"$RUN/services.log" 2>&1 &
+echo $! > "$RUN/services.pid"
+trap 'rc=$?; [[ "${E2E_KEEP:-0}" = 1 ]] || stop_services; exit $rc' EXIT
+await 180 "Kafka and PostgreSQL on $BRIDGE_IP" grep -q "e2e services ready" "$RUN/services.log"
+
+# --- deploy as a user would ---------------------------------------------------------------------
+phase deploy
+# A clean slate: an earlier run's deployment (E2E_KEEP=1, or a failed run) goes first; the
+# operator, already running, removes its FlinkDeployment's finalizer.
+if "${KUBECTL[@]}" get namespace "$NS" >/dev/null 2>&1; then
+  log "removing the previous run's namespace $NS"
+  "${KUBECTL[@]}" delete namespace "$NS" --timeout=300s >/dev/null
+fi
+"${KUBECTL[@]}" create namespace "$NS" --dry-run=client -o yaml | "${KUBECTL[@]}" apply -f - >/dev/null
+"${KUBECTL[@]}" -n "$NS" create secret generic lineflow-db --from-file=password="$RUN/db-password" \
+  --dry-run=client -o yaml | "${KUBECTL[@]}" apply -f - >/dev/null
+# The node's storage, as a cluster admin would provide it: a hostPath PersistentVolume for the
+# pvc-storage component's claim, emptied first so no earlier run's checkpoints are restored.
+rm -rf "$RUN/flink-state" && mkdir -p "$RUN/flink-state" && chown 9999:9999 "$RUN/flink-state"
+"${KUBECTL[@]}" delete pv lineflow-e2e-flink-state --ignore-not-found >/dev/null
+"${KUBECTL[@]}" apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: lineflow-e2e-flink-state
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: ["ReadWriteMany"]
+  persistentVolumeReclaimPolicy: Retain
+  claimRef: {namespace: $NS, name: lineflow-flink-state}
+  hostPath: {path: "$RUN/flink-state", type: Directory}
+YAML
+"$MAKE" --no-print-directory deploy ENV=e2e KUBECTL="${KUBECTL[0]}"
+
+phase running
+fd_status() {
+  "${KUBECTL[@]}" -n "$NS" get flinkdeployment lineflow \
+    -o jsonpath='{.status.jobManagerDeploymentStatus}/{.status.jobStatus.state}/{.status.lifecycleState}'
+}
+running() { [[ "$(fd_status)" == READY/RUNNING/* ]]; }
+deadline=$((SECONDS + 600))
+until running; do
+  if (( SECONDS > deadline )); then
+    "${KUBECTL[@]}" -n "$NS" get flinkdeployment,pods,events >&2 || true
+    die "FlinkDeployment not READY/RUNNING within 600 s (now: $(fd_status))"
+  fi
+  sleep 3
+done
+log "operator status: $(fd_status)"
+
+# --- the checks -------------------------------------------------------------------------------------
+phase verify
+java -cp "$DRILL_CP" io.lineflow.drill.KubernetesE2e verify \
+  --bootstrap "$BRIDGE_IP:$KAFKA_PORT" --jdbc-url "jdbc:postgresql://$BRIDGE_IP:$PG_PORT/lineflow" \
+  --report "$RUN/report" $E2E_ARGS || die "the table is not exact (report in $RUN/report)"
+
+if "${KUBECTL[@]}" get events -A --field-selector reason=ValidationError -o name | grep -q .; then
+  "${KUBECTL[@]}" get events -A --field-selector reason=ValidationError >&2
+  die "the operator reported a ValidationError"
+fi
+log "no ValidationError event"
+
+# Every container of lineflow and of the operator, as the kernel sees it: its process's real uid.
+nonroot=0
+while read -r task pid _; do
+  labels="$(ctr --address "$CONTAINERD_SOCK" -n k8s.io containers info "$task" 2>/dev/null \
+    | python3 -c 'import json,sys; l=json.load(sys.stdin)["Labels"]; print(l.get("io.kubernetes.pod.namespace",""), l.get("io.kubernetes.pod.name",""), l.get("io.kubernetes.container.name","sandbox"))')"
+  read -r pod_ns pod container <<< "$labels"
+  [[ "$pod_ns" == "$NS" || "$pod_ns" == "$OPERATOR_NS" ]] || continue
+  uid="$(awk '/^Uid:/ {print $2}' "/proc/$pid/status")"
+  [[ "$uid" != 0 ]] || die "container $container of pod $pod_ns/$pod runs as root"
+  nonroot=$((nonroot + 1))
+done < <(ctr --address "$CONTAINERD_SOCK" -n k8s.io tasks ls | awk 'NR > 1 && $3 == "RUNNING"')
+(( nonroot > 0 )) || die "found no running container of $NS or $OPERATOR_NS to check"
+log "$nonroot containers of $NS and $OPERATOR_NS checked: none runs as root"
+
+health() {
+  "${KUBECTL[@]}" -n "$NS" get configmap lineflow-lineflow-health -o jsonpath='{.metadata.annotations.lineflow\.io/status}'
+}
+# A pass runs every 10 s (the overlay's interval); a finding from the start-up may take a pass to clear.
+deadline=$((SECONDS + 120))
+until [[ "$(health 2>/dev/null)" == HEALTHY ]]; do
+  if (( SECONDS > deadline )); then
+    "${KUBECTL[@]}" -n "$NS" get configmap lineflow-lineflow-health -o yaml >&2 || true
+    die "the reconciler in the cluster reports '$(health 2>/dev/null || true)', not HEALTHY, after 120 s"
+  fi
+  sleep 3
+done
+log "reconciler in the cluster: HEALTHY"
+
+# --- leave nothing behind -------------------------------------------------------------------------
+phase undeploy
+if [[ "${E2E_KEEP:-0}" = 1 ]]; then
+  log "E2E_KEEP=1: the deployment stays; make undeploy ENV=e2e removes it"
+else
+  "$MAKE" --no-print-directory undeploy ENV=e2e KUBECTL="${KUBECTL[0]}"
+  "${KUBECTL[@]}" -n "$NS" delete configmap lineflow-lineflow-health --ignore-not-found >/dev/null
+  left() {
+    "${KUBECTL[@]}" -n "$NS" get flinkdeployments,deployments,pods,services,jobs,configmaps,pvc -o name \
+      | grep -v '^configmap/kube-root-ca.crt$' || true
+  }
+  nothing_left() { [[ -z "$(left)" ]]; }
+  await 180 "undeploy to leave nothing in $NS" nothing_left
+  "${KUBECTL[@]}" delete namespace "$NS" --wait=false >/dev/null
+  log "nothing of lineflow left in $NS; namespace deleted"
+fi
+phase
+echo "== e2e passed; phase times:"
+cat "$TIMINGS"
