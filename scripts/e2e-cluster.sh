@@ -423,7 +423,8 @@ EOF
 
 up() {
   require_root
-  if cluster_ready; then log "already up; kubeconfig: $STATE/kubeconfig"; return 0; fi
+  # A running cluster is kept (its node may be Ready again in a moment, e.g. a kubelet restart).
+  if processes_running && wait_for 60 cluster_ready; then log "already up; kubeconfig: $STATE/kubeconfig"; return 0; fi
   local t0
   t0="$(now)"
   mkdir -p "$STATE"
@@ -446,12 +447,14 @@ up() {
   log "use it:  source <($SELF env)   (kubeconfig $STATE/kubeconfig)"
 }
 
-# The API server answers (k8s-test-env.sh's status), every process runs, the node is Ready.
-cluster_ready() {
-  status || return 1
+processes_running() {
   local p
   for p in "${PROCS[@]}"; do ours "$STATE/$p.pid" || return 1; done
-  node_ready
+}
+
+# The API server answers (k8s-test-env.sh's status), every process runs, the node is Ready.
+cluster_ready() {
+  status && processes_running && node_ready
 }
 
 # --- down -------------------------------------------------------------------------------------
