@@ -55,7 +55,7 @@ SYSCTLS=(net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables net.ipv4.conf.al
          kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
 # Written by `up` once it touches the host's network; `down` only removes plumbing when it is there.
 PLUMBING="$STATE/plumbing"
-# The processes, in start order (`down` stops them in reverse).
+# Every process `up` starts (each with STATE/NAME.pid and STATE/NAME.log); all run when it is up.
 PROCS=(etcd kube-apiserver containerd dnsmasq dns-sync kube-controller-manager kube-scheduler kubelet kube-proxy)
 
 now() { echo "${EPOCHREALTIME/./}"; }
