@@ -99,10 +99,13 @@ await 180 "Kafka and PostgreSQL on $BRIDGE_IP" grep -q "e2e services ready" "$RU
 
 # --- deploy as a user would ---------------------------------------------------------------------
 phase deploy
-# A clean slate: an earlier run's deployment (E2E_KEEP=1, or a failed run) goes first; the
-# operator, already running, removes its FlinkDeployment's finalizer.
+# A clean slate: an earlier run's deployment (E2E_KEEP=1, or a failed run) goes first. The
+# FlinkDeployment before its namespace: the operator's Role in a watched namespace lives in that
+# namespace, so deleting the namespace first takes away the operator's right to finish the
+# FlinkDeployment's finalizer, and the namespace hangs in Terminating (seen here).
 if "${KUBECTL[@]}" get namespace "$NS" >/dev/null 2>&1; then
-  log "removing the previous run's namespace $NS"
+  log "removing the previous run's deployment and namespace $NS"
+  "${KUBECTL[@]}" -n "$NS" delete flinkdeployments --all --timeout=300s >/dev/null
   "${KUBECTL[@]}" delete namespace "$NS" --timeout=300s >/dev/null
 fi
 "${KUBECTL[@]}" create namespace "$NS" --dry-run=client -o yaml | "${KUBECTL[@]}" apply -f - >/dev/null
@@ -195,8 +198,9 @@ else
   }
   nothing_left() { [[ -z "$(left)" ]]; }
   await 180 "undeploy to leave nothing in $NS" nothing_left
-  "${KUBECTL[@]}" delete namespace "$NS" --wait=false >/dev/null
-  log "nothing of lineflow left in $NS; namespace deleted"
+  "${KUBECTL[@]}" delete namespace "$NS" --timeout=120s >/dev/null
+  "${KUBECTL[@]}" delete pv lineflow-e2e-flink-state --ignore-not-found >/dev/null
+  log "nothing of lineflow left in $NS; namespace and volume deleted (checkpoints stay in $RUN/flink-state)"
 fi
 phase
 echo "== e2e passed; phase times:"
