@@ -99,14 +99,25 @@ await 180 "Kafka and PostgreSQL on $BRIDGE_IP" grep -q "e2e services ready" "$RU
 
 # --- deploy as a user would ---------------------------------------------------------------------
 phase deploy
-# A clean slate: an earlier run's deployment (E2E_KEEP=1, or a failed run) goes first. The
-# FlinkDeployment before its namespace: the operator's Role in a watched namespace lives in that
-# namespace, so deleting the namespace first takes away the operator's right to finish the
-# FlinkDeployment's finalizer, and the namespace hangs in Terminating (seen here).
-if "${KUBECTL[@]}" get namespace "$NS" >/dev/null 2>&1; then
-  log "removing the previous run's deployment and namespace $NS"
-  "${KUBECTL[@]}" -n "$NS" delete flinkdeployments --all --timeout=300s >/dev/null
-  "${KUBECTL[@]}" delete namespace "$NS" --timeout=300s >/dev/null
+# A clean slate: an earlier run's deployment (E2E_KEEP=1, or a failed run) is undeployed first.
+# The namespace itself stays: `make operator-install` made it and put the operator's Role in it;
+# deleting the namespace would take that Role away (and, with a FlinkDeployment still in it,
+# hang in Terminating because the operator may no longer finish its finalizer: seen here).
+undeploy_all() {
+  "$MAKE" --no-print-directory undeploy ENV=e2e KUBECTL="${KUBECTL[0]}" >/dev/null
+  "${KUBECTL[@]}" -n "$NS" delete configmap lineflow-lineflow-health --ignore-not-found >/dev/null
+  await 300 "undeploy to leave nothing of lineflow in $NS" nothing_left
+  "${KUBECTL[@]}" -n "$NS" delete secret lineflow-db --ignore-not-found >/dev/null
+  "${KUBECTL[@]}" delete pv lineflow-e2e-flink-state --ignore-not-found >/dev/null
+}
+left() {
+  "${KUBECTL[@]}" -n "$NS" get flinkdeployments,deployments,pods,services,jobs,configmaps,pvc -o name \
+    | grep -v '^configmap/kube-root-ca.crt$' || true
+}
+nothing_left() { [[ -z "$(left)" ]]; }
+if [[ -n "$(left)" ]]; then
+  log "undeploying the previous run's lineflow from $NS"
+  undeploy_all
 fi
 "${KUBECTL[@]}" create namespace "$NS" --dry-run=client -o yaml | "${KUBECTL[@]}" apply -f - >/dev/null
 "${KUBECTL[@]}" -n "$NS" create secret generic lineflow-db --from-file=password="$RUN/db-password" \
@@ -190,17 +201,8 @@ phase undeploy
 if [[ "${E2E_KEEP:-0}" = 1 ]]; then
   log "E2E_KEEP=1: the deployment stays; make undeploy ENV=e2e removes it"
 else
-  "$MAKE" --no-print-directory undeploy ENV=e2e KUBECTL="${KUBECTL[0]}"
-  "${KUBECTL[@]}" -n "$NS" delete configmap lineflow-lineflow-health --ignore-not-found >/dev/null
-  left() {
-    "${KUBECTL[@]}" -n "$NS" get flinkdeployments,deployments,pods,services,jobs,configmaps,pvc -o name \
-      | grep -v '^configmap/kube-root-ca.crt$' || true
-  }
-  nothing_left() { [[ -z "$(left)" ]]; }
-  await 180 "undeploy to leave nothing in $NS" nothing_left
-  "${KUBECTL[@]}" delete namespace "$NS" --timeout=120s >/dev/null
-  "${KUBECTL[@]}" delete pv lineflow-e2e-flink-state --ignore-not-found >/dev/null
-  log "nothing of lineflow left in $NS; namespace and volume deleted (checkpoints stay in $RUN/flink-state)"
+  undeploy_all
+  log "nothing of lineflow left in $NS (only the operator's own RBAC); the volume is deleted, its checkpoints stay in $RUN/flink-state"
 fi
 phase
 echo "== e2e passed; phase times:"
