@@ -2,6 +2,8 @@ package io.lineflow.job;
 
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
+import io.lineflow.job.event.DeviceEvent;
+import io.lineflow.job.event.EventType;
 import io.lineflow.job.event.RejectReason;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
@@ -32,9 +34,12 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import static io.lineflow.testing.TestEvents.T0;
+import static io.lineflow.testing.TestEvents.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The whole job on real parts: in-JVM Kafka, embedded PostgreSQL, a Flink MiniCluster. */
@@ -184,6 +189,61 @@ class KafkaToPostgresIT {
                 .isPositive();
         assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table())).isEmpty();
         assertThat(rejections()).isEqualTo(input.rejections);
+    }
+
+    @Test
+    void aRowTakesTheLineOfItsLastEventReadAndASilentWindowThatOfTheRowBefore() throws Exception {
+        String topic = "line-change";
+        kafka.createTopic(topic, 2);
+        // press-101 (partition 1) moves from L1 to L2 and stops; it sends nothing in 10:05-10:10;
+        // in 10:10-10:15 its L3 event is read before its L2 events, though it is the latest in time.
+        // press-102 (partition 0) moves to L4 as it stops and stays silent through two windows.
+        // All of it is in Kafka before the job starts: a backlog read at once, so the watermark
+        // passes several window ends in one step (and at the end of input, all of them).
+        List<DeviceEvent> events = List.of(
+                event("a1", "press-101", "L1", EventType.PIECE_PRODUCED, 1),
+                event("a2", "press-101", "L2", EventType.PIECE_PRODUCED, 3),
+                event("a3", "press-101", "L2", EventType.DOWNTIME_START, 4),
+                event("a4", "press-101", "L3", EventType.PIECE_PRODUCED, 14),
+                event("a5", "press-101", "L2", EventType.DOWNTIME_END, 12),
+                event("a6", "press-101", "L2", EventType.PIECE_PRODUCED, 13),
+                event("b1", "press-102", "L1", EventType.PIECE_PRODUCED, 0.5),
+                event("b2", "press-102", "L4", EventType.DOWNTIME_START, 2),
+                event("b3", "press-102", "L4", EventType.DOWNTIME_END, 17));
+        DeterministicInput input = DeterministicInput.of(events, WINDOW, 2);
+        input.produce(kafka.bootstrapServers(), topic, 0, input.records.size());
+
+        start(jobConfig(topic, "line-change"), OffsetsInitializer.latest()).getJobExecutionResult().get();
+        Map<String, DeviceWindowStats> table = table();
+
+        assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table)).isEmpty();
+        // The same figures spelt out, so that they do not rest on the oracle alone.
+        Map<String, String> lines = new TreeMap<>();
+        Map<String, Long> downSeconds = new TreeMap<>();
+        table.forEach((key, row) -> {
+            lines.put(key, row.lineId);
+            downSeconds.put(key, row.downtimeMillis / 1000);
+        });
+        assertThat(lines).isEqualTo(Map.of(
+                WindowTable.key("press-101", t(0)), "L2",
+                WindowTable.key("press-101", t(5)), "L2",
+                WindowTable.key("press-101", t(10)), "L2",
+                WindowTable.key("press-102", t(0)), "L4",
+                WindowTable.key("press-102", t(5)), "L4",
+                WindowTable.key("press-102", t(10)), "L4",
+                WindowTable.key("press-102", t(15)), "L4"));
+        assertThat(downSeconds).isEqualTo(Map.of(
+                WindowTable.key("press-101", t(0)), 60L,
+                WindowTable.key("press-101", t(5)), 300L,
+                WindowTable.key("press-101", t(10)), 120L,
+                WindowTable.key("press-102", t(0)), 180L,
+                WindowTable.key("press-102", t(5)), 300L,
+                WindowTable.key("press-102", t(10)), 300L,
+                WindowTable.key("press-102", t(15)), 120L));
+    }
+
+    private static DeviceEvent event(String id, String device, String line, EventType type, double minute) {
+        return new DeviceEvent(id, device, line, type, t(minute), type == EventType.PIECE_PRODUCED ? 1 : 0, null);
     }
 
     private static void awaitRowsAndCheckpoint(MiniCluster cluster, JobID id) throws Exception {

@@ -121,6 +121,13 @@ public final class DeterministicInput {
         return in;
     }
 
+    /** Input of exactly these events, produced in this order: a scripted case. */
+    public static DeterministicInput of(List<DeviceEvent> events, long windowMillis, int partitions) {
+        DeterministicInput in = new DeterministicInput(windowMillis, partitions);
+        events.forEach(in::add);
+        return in;
+    }
+
     private static DeviceEvent event(
             String device, String line, int w, String suffix, EventType type, long ts, int count) {
         return new DeviceEvent(device + "-w" + w + "-" + suffix, device, line, type, ts, count, null);

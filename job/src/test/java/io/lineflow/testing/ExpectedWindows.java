@@ -15,6 +15,10 @@ import java.util.stream.Collectors;
  * The table the job must produce for a set of counted events, computed the slow, obvious way:
  * every device's events sorted in time, windows walked in order, a stop carried across them. Keys
  * are {@link WindowTable#key}.
+ *
+ * <p>The events must be given in the order the job reads them (a device's events all come from one
+ * partition, so the order they were produced in): a row takes the line of the last event counted
+ * in it in that order, and a silent stopped window the line of the row before it, as the job does.
  */
 public final class ExpectedWindows {
     private ExpectedWindows() {}
@@ -24,13 +28,15 @@ public final class ExpectedWindows {
         Map<String, List<DeviceEvent>> byDevice =
                 events.stream().collect(Collectors.groupingBy(e -> e.deviceId, TreeMap::new, Collectors.toList()));
         byDevice.forEach(
-                (device, list) -> {
+                (device, arrived) -> {
+                    List<DeviceEvent> list = new ArrayList<>(arrived);
                     list.sort(
                             Comparator.<DeviceEvent>comparingLong(e -> e.ts)
                                     .thenComparing(e -> e.type == EventType.DOWNTIME_START));
                     long first = windowOf(list.get(0).ts, windowMillis);
                     long last = windowOf(list.get(list.size() - 1).ts, windowMillis);
                     boolean open = false;
+                    String line = null;
                     for (long start = first; start <= last; start += windowMillis) {
                         long end = start + windowMillis;
                         List<DeviceEvent> in = new ArrayList<>();
@@ -44,7 +50,12 @@ public final class ExpectedWindows {
                         }
                         DeviceWindowStats row = new DeviceWindowStats();
                         row.deviceId = device;
-                        row.lineId = in.isEmpty() ? list.get(0).lineId : in.get(0).lineId;
+                        for (DeviceEvent e : arrived) {
+                            if (e.ts >= start && e.ts < end) {
+                                line = e.lineId;
+                            }
+                        }
+                        row.lineId = line;
                         row.windowStart = start;
                         row.windowEnd = end;
                         List<DeviceEvent> transitions =

@@ -19,6 +19,11 @@ import org.apache.flink.util.Collector;
  * the last one ended with a stop open. While a stop stays open and the device sends nothing, it
  * emits the silent windows itself, each fully down, from an event-time timer at the end of each
  * (but not at the end of a bounded input, whose final watermark would fill windows forever).
+ * A newer row that comes while a stop is open first gets the silent windows before it: when one
+ * watermark step passes several window ends (a replay, a catch-up), the window operator emits the
+ * later row before it forwards the watermark, so it arrives before the timer of the gap has fired.
+ * The rows are then the same whatever the watermark's steps. (A provisional row fills its gap the
+ * same way; should a filled window get events after all, its row comes again and replaces it.)
  *
  * <p>A window may come more than once: provisionally when its device went quiet, then from the
  * watermark, then again for each late event within the allowed lateness. Each time its downtime is
@@ -74,6 +79,9 @@ public class CarryDowntime
         boolean newer = c == null || row.windowEnd > c.lastWindowEnd;
         boolean openAtStart;
         if (newer) {
+            while (c != null && c.openAtEnd && c.lastWindowEnd < row.windowStart) {
+                emitSilent(c, ctx, out);
+            }
             openAtStart = c != null && c.openAtEnd;
             rememberOpenAtStart(row.windowStart, openAtStart, ctx);
         } else {
@@ -112,21 +120,27 @@ public class CarryDowntime
         }
         boolean endOfInput = ctx.timerService().currentWatermark() == Long.MAX_VALUE;
         if (c.openAtEnd && c.lastWindowEnd + windowSizeMillis - 1 == timestamp && !endOfInput) {
-            // The device stayed stopped through a window in which it sent nothing.
-            DeviceWindowStats silent = new DeviceWindowStats();
-            silent.deviceId = ctx.getCurrentKey();
-            silent.lineId = c.lineId;
-            silent.windowStart = c.lastWindowEnd;
-            silent.windowEnd = c.lastWindowEnd + windowSizeMillis;
-            silent.downtimeMillis = windowSizeMillis;
-            out.collect(silent);
-            rememberOpenAtStart(silent.windowStart, true, ctx);
-            c.lastWindowEnd = silent.windowEnd;
-            carry.update(c);
-            ctx.timerService().registerEventTimeTimer(silent.windowEnd + windowSizeMillis - 1);
+            emitSilent(c, ctx, out);
+            // A timer behind the watermark fires within the same watermark step, so a step over
+            // several window ends fills each of them.
+            ctx.timerService().registerEventTimeTimer(c.lastWindowEnd + windowSizeMillis - 1);
         } else if (!c.openAtEnd && timestamp >= c.lastWindowEnd - 1 + allowedLatenessMillis) {
             carry.clear();
         }
+    }
+
+    /** The device stayed stopped through the window after its last one and sent nothing in it. */
+    private void emitSilent(Carry c, Context ctx, Collector<DeviceWindowStats> out) throws Exception {
+        DeviceWindowStats silent = new DeviceWindowStats();
+        silent.deviceId = ctx.getCurrentKey();
+        silent.lineId = c.lineId;
+        silent.windowStart = c.lastWindowEnd;
+        silent.windowEnd = c.lastWindowEnd + windowSizeMillis;
+        silent.downtimeMillis = windowSizeMillis;
+        out.collect(silent);
+        rememberOpenAtStart(silent.windowStart, true, ctx);
+        c.lastWindowEnd = silent.windowEnd;
+        carry.update(c);
     }
 
     /**

@@ -87,6 +87,75 @@ class CarryDowntimeTest {
     }
 
     @Test
+    void aWatermarkJumpOverTwoWindowEndsStillWritesTheSilentWindowBetween() throws Exception {
+        open(600_000);
+        emit(window(0, 10, 3.0, true)); // stops at 10:03, still down at 10:05
+        // Catch-up: one watermark step passes 10:10 and 10:15. The window operator emits the
+        // 10:10 row before it forwards the watermark, so the row arrives before the carry's timer
+        // for the silent 10:05 window has fired.
+        DeviceWindowStats back = window(10, 4, 11.0, false); // back at 10:11
+        harness.processElement(new StreamRecord<>(back, back.windowEnd - 1));
+        harness.processWatermark(new Watermark(t(15) - 1));
+
+        List<DeviceWindowStats> rows = rows();
+        assertThat(rows).extracting(r -> r.windowStart).containsExactly(t(0), t(5), t(10));
+        assertThat(downtimeSeconds(rows)).containsExactly(120L, 300L, 60L);
+        assertThat(rows.get(1).eventsSeen).isZero();
+        assertThat(rows.get(1).lineId).isEqualTo("L1");
+        // The silent window may still come again within its lateness (an event for it in the same
+        // catch-up): it keeps the open-at-start it was written with.
+        DeviceWindowStats refired = window(5, 2);
+        harness.processElement(new StreamRecord<>(refired, refired.windowEnd - 1));
+        assertThat(rows().get(3).downtimeMillis).isEqualTo(FIVE_MIN);
+
+        harness.processWatermark(new Watermark(t(15) + 600_000));
+        assertThat(rows()).hasSize(4);
+        assertThat(harness.numKeyedStateEntries()).as("state dropped once the stop closed").isZero();
+    }
+
+    @Test
+    void aWatermarkJumpOverSeveralWindowEndsWithNoNewerRowFillsEverySilentWindow() throws Exception {
+        open(0);
+        emit(window(0, 10, 3.0, true));
+        // The device stays silent while one watermark step passes three window ends.
+        harness.processWatermark(new Watermark(t(20) - 1));
+        assertThat(rows()).extracting(r -> r.windowStart).containsExactly(t(0), t(5), t(10), t(15));
+        assertThat(downtimeSeconds(rows())).containsExactly(120L, 300L, 300L, 300L);
+
+        emit(window(20, 1, 22.0, false));
+        assertThat(downtimeSeconds(rows())).containsExactly(120L, 300L, 300L, 300L, 120L);
+        assertThat(harness.numKeyedStateEntries()).isZero();
+    }
+
+    @Test
+    void aJumpWithSeveralRowsFillsEachGapBeforeTheRowAfterIt() throws Exception {
+        open(0);
+        emit(window(0, 10, 3.0, true));
+        // One step from 10:05 to 10:25: the device reported in 10:10 (still down) and in 10:20.
+        DeviceWindowStats stillDown = window(10, 0);
+        DeviceWindowStats back = window(20, 4, 21.0, false);
+        harness.processElement(new StreamRecord<>(stillDown, stillDown.windowEnd - 1));
+        harness.processElement(new StreamRecord<>(back, back.windowEnd - 1));
+        harness.processWatermark(new Watermark(t(25) - 1));
+
+        List<DeviceWindowStats> rows = rows();
+        assertThat(rows).extracting(r -> r.windowStart).containsExactly(t(0), t(5), t(10), t(15), t(20));
+        assertThat(downtimeSeconds(rows)).containsExactly(120L, 300L, 300L, 300L, 60L);
+        assertThat(harness.numKeyedStateEntries()).isZero();
+    }
+
+    @Test
+    void aRowAfterAGapWithNoStopOpenFillsNothing() throws Exception {
+        open(0);
+        emit(window(0, 10, 3.0, true, 4.0, false));
+        DeviceWindowStats later = window(15, 2);
+        harness.processElement(new StreamRecord<>(later, later.windowEnd - 1));
+        harness.processWatermark(new Watermark(t(20) - 1));
+        assertThat(rows()).extracting(r -> r.windowStart).containsExactly(t(0), t(15));
+        assertThat(harness.numKeyedStateEntries()).isZero();
+    }
+
+    @Test
     void anEndWithoutAStartMeansTheStopBeganBeforeTheWindow() throws Exception {
         open(0);
         emit(window(0, 5, 1.5, false, 2.0, true, 2.5, false));

@@ -166,8 +166,9 @@ public final class WindowRecount {
         /**
          * The watermark passes {@code to}, one timer time after the other: at each, the windows
          * ending there fire first, then the carry's timer (a silent window while a stop is open).
-         * Stepping keeps what the job does when its watermark moves in small steps, as it does
-         * while it keeps up with the topic.
+         * The job writes the same rows whatever its watermark's steps (a row that comes after a
+         * silent gap gets the gap's rows first), so stepping also stands for a replay or catch-up
+         * whose one step passes several window ends.
          */
         void advance(long to) {
             while (true) {

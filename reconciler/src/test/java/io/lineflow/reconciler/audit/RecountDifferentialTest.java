@@ -53,8 +53,10 @@ import java.util.stream.Stream;
  * outside it, one in the same phase inside it) and lets the watermark settle; within a phase no
  * partition's watermark crosses a window end or a window's end plus the allowed lateness, except
  * through the last event of the phase (the "pacer"), so whether a window has fired or is past its
- * lateness when an event arrives does not depend on how the job interleaves partitions. Set
- * {@code -Drecount.seed=N} to replay an input.
+ * lateness when an event arrives does not depend on how the job interleaves partitions. The pacer
+ * may pass several window ends in one step, as a catch-up does; in the last phase it always passes
+ * a stopped device's return and the silent window before it. Set {@code -Drecount.seed=N} to replay
+ * an input.
  */
 class RecountDifferentialTest {
     private static final Path WORK = Path.of("target", "it", "recount-differential");
@@ -295,14 +297,10 @@ class RecountDifferentialTest {
                 hi = nextEdge(wm) + OOO; // a partition's watermark stays below that edge
             }
             List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
-            if (phase == 0 || phase == PHASES - 1) {
+            if (phase == 0) {
                 // One more device stops in the first phase and sends nothing until the last: the
                 // windows in between are silent and fully down.
-                long ts = phase == 0 ? t0 + 60_000 : lo + (long) (rnd.nextDouble() * (hi - lo));
-                maxTs[0] = Math.max(maxTs[0], ts);
-                records.add(new ProducerRecord<>(TOPIC, 0, bytes("quiet"), bytes(String.format(
-                        "{\"eventId\":\"q%d\",\"deviceId\":\"quiet\",\"lineId\":\"L9\",\"type\":\"%s\",\"ts\":%d}",
-                        phase, phase == 0 ? "DOWNTIME_START" : "DOWNTIME_END", ts))));
+                records.add(quiet(phase, "DOWNTIME_START", t0 + 60_000));
             }
             int n = 40 + rnd.nextInt(40);
             for (int i = 0; i < n; i++) {
@@ -322,10 +320,18 @@ class RecountDifferentialTest {
                     records.add(bad(d, lo));
                 }
             }
+            long jump = Duration.ofSeconds(30 + rnd.nextInt(870)).toMillis();
+            if (phase == PHASES - 1) {
+                // The quiet device comes back just after the end of the window that holds hi: that
+                // window is silent and still open, and the pacer (the last record of partition 0
+                // besides) passes its end and the return's window end in one step.
+                records.add(quiet(phase, "DOWNTIME_END", windowEnd(hi) + 5_000));
+                jump = W + Duration.ofSeconds(30 + rnd.nextInt(210)).toMillis();
+            }
             // Each partition's pacer moves its watermark on to the same point, beyond every
-            // partition's, then a marker ends the phase.
+            // partition's, possibly over several window ends, then a marker ends the phase.
             long highest = Math.max(t0, Arrays.stream(maxTs).max().getAsLong());
-            long pacerTs = highest + Duration.ofSeconds(30 + rnd.nextInt(210)).toMillis();
+            long pacerTs = highest + jump;
             for (int p = 0; p < PARTITIONS; p++) {
                 int d = p + PARTITIONS * rnd.nextInt(DEVICES / PARTITIONS);
                 records.add(valid(phase, d, newId(), pacerTs, "PIECE_PRODUCED", false));
@@ -334,6 +340,13 @@ class RecountDifferentialTest {
                 records.add(new ProducerRecord<>(TOPIC, p, bytes("marker"), bytes("marker of phase " + phase)));
             }
             return records;
+        }
+
+        private ProducerRecord<byte[], byte[]> quiet(int phase, String type, long ts) {
+            maxTs[0] = Math.max(maxTs[0], ts);
+            return new ProducerRecord<>(TOPIC, 0, bytes("quiet"), bytes(String.format(
+                    "{\"eventId\":\"q%d\",\"deviceId\":\"quiet\",\"lineId\":\"L9\",\"type\":\"%s\",\"ts\":%d}",
+                    phase, type, ts)));
         }
 
         private String newId() {
