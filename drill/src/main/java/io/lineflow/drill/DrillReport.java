@@ -32,8 +32,12 @@ final class DrillReport {
                             r.problems.stream().anyMatch(p -> p.startsWith("REJECTED")) ? ", rejected_events differ" : "")));
         }
         long failed = results.stream().filter(r -> !r.passed()).count();
+        boolean anyFault = results.stream().anyMatch(r -> r.scenario.fault != null);
+        boolean anyControl = results.stream().anyMatch(r -> r.scenario.control);
         b.append(failed == 0
-                ? String.format("%nALL %d SCENARIOS PASSED: every fault left the table exact, every control was caught.%n", results.size())
+                ? String.format("%nALL %d SCENARIOS PASSED: %s%s.%n", results.size(),
+                        anyFault ? "every fault left the table exact" : "the table is exact",
+                        anyControl ? ", every control was caught" : "")
                 : String.format("%n%d OF %d SCENARIOS FAILED.%n", failed, results.size()));
         return b.toString();
     }
