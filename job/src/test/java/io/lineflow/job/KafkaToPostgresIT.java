@@ -11,16 +11,15 @@ import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
 import io.lineflow.testing.ExpectedWindows;
+import io.lineflow.testing.TestClusters;
 import io.lineflow.testing.WindowTable;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -49,24 +48,10 @@ class KafkaToPostgresIT {
     private static final int PARTITIONS = 4;
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(2)
-                            .setNumberSlotsPerTaskManager(1)
-                            .setConfiguration(clusterConfig())
-                            .build());
+    static final MiniClusterExtension FLINK = TestClusters.twoTaskManagers(5);
 
     private static EmbeddedKafka kafka;
     private static EmbeddedPostgresServer postgres;
-
-    private static Configuration clusterConfig() {
-        Configuration c = new Configuration();
-        c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
-        return c;
-    }
 
     @BeforeAll
     static void startServices() {
