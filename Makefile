@@ -207,6 +207,8 @@ k8s-it: ## Run the real-API-server tests only (overlays dry-run, reconciler and 
 
 # State of the single-node cluster of `make e2e-up` (kubeconfig, env, logs, containerd's images).
 E2E_STATE ?= $(CURDIR)/.cache/e2e
+# Extra options of the e2e verifier, e.g. E2E_ARGS="--fault jm-pod-delete --millis-per-window 5000".
+E2E_ARGS ?=
 
 .PHONY: e2e-up
 e2e-up: ## Start a single-node Kubernetes 1.20.2 cluster on this machine (root; bridge lineflow0, containerd, DNS); first run builds ~20 min.
@@ -217,8 +219,8 @@ e2e-down: ## Stop the e2e cluster; removes its bridge, iptables chains, mounts a
 	LINEFLOW_E2E_STATE="$(E2E_STATE)" scripts/e2e-cluster.sh down
 
 .PHONY: e2e
-e2e: tools ## lineflow on the e2e cluster under the real operator: up, images, operator, deploy, RUNNING, exact table, undeploy (E2E_KEEP=1 keeps it deployed).
-	MAKE="$(MAKE)" MVN="$(MVN)" LINEFLOW_E2E_STATE="$(E2E_STATE)" scripts/e2e.sh
+e2e: tools ## lineflow on the e2e cluster under the real operator: up, images, operator, deploy, RUNNING, exact table, undeploy (E2E_KEEP=1 keeps it deployed; E2E_ARGS="--fault jm-pod-delete").
+	MAKE="$(MAKE)" MVN="$(MVN)" LINEFLOW_E2E_STATE="$(E2E_STATE)" E2E_ARGS="$(E2E_ARGS)" scripts/e2e.sh
 
 .PHONY: e2e-status
 e2e-status: ## Show whether the e2e cluster is up with its node Ready (`scripts/e2e-cluster.sh env` prints its environment).

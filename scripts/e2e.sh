@@ -14,7 +14,9 @@
 #   undeploy    `make undeploy ENV=e2e`; nothing of lineflow left in the namespace
 # The cluster stays up afterwards (make e2e-down stops it); E2E_KEEP=1 also keeps the deployment.
 #
-# Usage: scripts/e2e.sh [all|verify-only]   (verify-only: deploy + verify on a running cluster)
+# Usage: scripts/e2e.sh
+# E2E_ARGS: extra options of the verifier (KubernetesE2e verify), e.g. a fault halfway through the
+#   input: E2E_ARGS="--fault jm-pod-delete --millis-per-window 5000" (or tm-pod-kill).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -160,7 +162,8 @@ log "operator status: $(fd_status)"
 phase verify
 java -cp "$DRILL_CP" io.lineflow.drill.KubernetesE2e verify \
   --bootstrap "$BRIDGE_IP:$KAFKA_PORT" --jdbc-url "jdbc:postgresql://$BRIDGE_IP:$PG_PORT/lineflow" \
-  --report "$RUN/report" $E2E_ARGS || die "the table is not exact (report in $RUN/report)"
+  --namespace "$NS" --kubectl "${KUBECTL[0]}" --report "$RUN/report" $E2E_ARGS \
+  || die "the table is not exact (report in $RUN/report)"
 
 if "${KUBECTL[@]}" get events -A --field-selector reason=ValidationError -o name | grep -q .; then
   "${KUBECTL[@]}" get events -A --field-selector reason=ValidationError >&2

@@ -7,14 +7,18 @@ import io.lineflow.testing.EmbeddedPostgresServer;
 import io.lineflow.testing.ExpectedWindows;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -30,8 +34,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *     CIDR only; the topic created. Prints "e2e services ready" and runs until terminated.
  * verify --bootstrap H:P --jdbc-url URL [--topic T] [--partitions N] [--devices N] [--windows N]
  *        [--pieces K] [--millis-per-window MS] [--report DIR]
+ *        [--fault none|jm-pod-delete|tm-pod-kill --namespace NS [--kubectl PATH]]
  *     Produces the drill's deterministic input, waits for the table and compares it cell by cell
- *     (login lineflow, password from LINEFLOW_JDBC_PASSWORD). Exit 0 only when exact.
+ *     (login lineflow, password from LINEFLOW_JDBC_PASSWORD). Exit 0 only when exact. With a
+ *     fault, halfway through the input the pod is deleted through kubectl (KUBECONFIG), and the
+ *     timeline is measured: fault → the operator's status RUNNING again, fault → the first new row.
  * </pre>
  */
 public final class KubernetesE2e {
@@ -52,7 +59,8 @@ public final class KubernetesE2e {
                 break;
             case "verify":
                 System.exit(verify(options(rest, "--bootstrap", "--jdbc-url", "--topic", "--partitions", "--devices",
-                        "--windows", "--pieces", "--millis-per-window", "--report")) ? 0 : 1);
+                        "--windows", "--pieces", "--millis-per-window", "--report", "--fault", "--namespace",
+                        "--kubectl")) ? 0 : 1);
                 break;
             default:
                 throw new IllegalArgumentException("unknown command '" + args[0] + "'; use services or verify");
@@ -96,13 +104,30 @@ public final class KubernetesE2e {
         DeterministicInput input = DeterministicInput.generate(
                 devices, windows, pieces, ScenarioRunner.WINDOW, ScenarioRunner.T0, partitions);
         input.addWatermarkTicks(ScenarioRunner.T0 + (windows + 1) * ScenarioRunner.WINDOW + ScenarioRunner.WINDOW / 2);
-        ScenarioResult result = new ScenarioResult(Scenario.steady("kubernetes:steady"));
+        PodFault fault = PodFault.byId(o.getOrDefault("--fault", "none"));
+        ScenarioResult result = new ScenarioResult(Scenario.steady(
+                fault == PodFault.NONE ? "kubernetes:steady" : "kubernetes:" + fault.id + "@50%"));
         long began = System.currentTimeMillis();
         AtomicLong rejectedByKafka = new AtomicLong();
         System.out.printf("producing %d records (%d devices × %d windows × %d pieces) to %s%n",
                 input.records.size(), devices, windows, pieces, topic);
-        TableCheck.produce(required(o, "--bootstrap"), topic, input, windows * millisPerWindow, -1,
-                new CountDownLatch(1), rejectedByKafka);
+        int injectIndex = fault == PodFault.NONE ? -1 : input.records.size() / 2;
+        CountDownLatch atInjection = new CountDownLatch(1);
+        Thread producer = new Thread(() -> TableCheck.produce(required(o, "--bootstrap"), topic, input,
+                windows * millisPerWindow, injectIndex, atInjection, rejectedByKafka), "e2e-producer");
+        producer.start();
+        if (fault != PodFault.NONE) {
+            atInjection.await();
+            Kubernetes k8s = new Kubernetes(o.getOrDefault("--kubectl", "kubectl"), required(o, "--namespace"));
+            long injectedAt = System.currentTimeMillis();
+            System.out.printf("injecting %s after %d of %d records: %s%n", fault.id, injectIndex, input.records.size(),
+                    k8s.run(fault.kubectlArgs).trim());
+            timeline(k8s, db, injectedAt, result);
+            System.out.printf("operator status RUNNING again after %s, first new window row after %s%n",
+                    result.recoveryMillis == null ? "(never left RUNNING)" : ScenarioRunner.seconds(result.recoveryMillis),
+                    result.outputGapMillis == null ? "—" : ScenarioRunner.seconds(result.outputGapMillis));
+        }
+        producer.join();
         if (rejectedByKafka.get() > 0) {
             throw new IllegalStateException("Kafka did not accept " + rejectedByKafka.get() + " input records");
         }
@@ -121,6 +146,91 @@ public final class KubernetesE2e {
             System.out.println("Report: " + DrillReport.writeHtml(results, report).toAbsolutePath());
         }
         return result.passed();
+    }
+
+    /**
+     * Fault → the operator's status back to RUNNING (null if it never left RUNNING within 30 s),
+     * and fault → the first window row written after the job runs again.
+     */
+    private static void timeline(Kubernetes k8s, TableCheck.Database db, long injectedAt, ScenarioResult result)
+            throws InterruptedException {
+        long deadline = injectedAt + Duration.ofMinutes(5).toMillis();
+        boolean left = false;
+        long outputAfter = injectedAt;
+        while (System.currentTimeMillis() < deadline) {
+            long now = System.currentTimeMillis();
+            String state = k8s.jobState();
+            if (!state.equals("RUNNING")) {
+                left = true;
+            } else if (left && result.recoveryMillis == null) {
+                result.recoveryMillis = now - injectedAt;
+                outputAfter = now;
+            }
+            boolean settled = result.recoveryMillis != null || (!left && now - injectedAt > 30_000);
+            Long first = settled ? TableCheck.firstRowWrittenAfter(db, outputAfter) : null;
+            if (first != null) {
+                result.outputGapMillis = first - injectedAt;
+                return;
+            }
+            Thread.sleep(1000);
+        }
+    }
+
+    /** A fault made through Kubernetes itself, as an operator or a node would suffer it. */
+    private enum PodFault {
+        NONE("none", List.of()),
+        /** The JobManager pod deleted: its Deployment starts a new one, Kubernetes HA restores the job. */
+        JM_POD_DELETE("jm-pod-delete", List.of("delete", "pod", "-l", "app=lineflow,component=jobmanager", "--wait=false")),
+        /** A TaskManager pod force-deleted: the JobManager asks for a new one and restores the job. */
+        TM_POD_KILL("tm-pod-kill", List.of("delete", "pod", "-l", "app=lineflow,component=taskmanager",
+                "--grace-period=0", "--force", "--wait=false"));
+
+        final String id;
+        final List<String> kubectlArgs;
+
+        PodFault(String id, List<String> kubectlArgs) {
+            this.id = id;
+            this.kubectlArgs = kubectlArgs;
+        }
+
+        static PodFault byId(String id) {
+            for (PodFault f : values()) {
+                if (f.id.equals(id)) {
+                    return f;
+                }
+            }
+            throw new IllegalArgumentException("unknown --fault '" + id + "'; known: none, jm-pod-delete, tm-pod-kill");
+        }
+    }
+
+    /** kubectl against the cluster of {@code KUBECONFIG}, in one namespace. */
+    private record Kubernetes(String kubectl, String namespace) {
+        String run(List<String> args) {
+            List<String> command = new ArrayList<>(List.of(kubectl, "-n", namespace));
+            command.addAll(args);
+            try {
+                Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                    throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
+                }
+                return out;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+
+        /** The operator's view of the job: {@code status.jobStatus.state} of the FlinkDeployment. */
+        String jobState() {
+            try {
+                return run(List.of("get", "flinkdeployment", "lineflow", "-o", "jsonpath={.status.jobStatus.state}")).trim();
+            } catch (IllegalStateException e) {
+                return "UNKNOWN";
+            }
+        }
     }
 
     private static String password() {
