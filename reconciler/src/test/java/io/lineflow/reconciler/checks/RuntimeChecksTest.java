@@ -4,14 +4,12 @@ import static io.lineflow.reconciler.TestUtils.CLOCK;
 import static io.lineflow.reconciler.TestUtils.NOW;
 import static io.lineflow.reconciler.TestUtils.checkpoints;
 import static io.lineflow.reconciler.TestUtils.flink;
-import static io.lineflow.reconciler.TestUtils.goodSpec;
 import static io.lineflow.reconciler.TestUtils.healthyFlink;
 import static io.lineflow.reconciler.TestUtils.healthyKafka;
 import static io.lineflow.reconciler.TestUtils.job;
 import static io.lineflow.reconciler.TestUtils.kafka;
 import static io.lineflow.reconciler.TestUtils.observation;
 import static io.lineflow.reconciler.TestUtils.options;
-import static io.lineflow.reconciler.TestUtils.runningStatus;
 import static io.lineflow.reconciler.TestUtils.sample;
 import static io.lineflow.reconciler.TestUtils.source;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,7 +22,6 @@ import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.model.KafkaObservation;
 import io.lineflow.reconciler.model.KubernetesStatus;
 import io.lineflow.reconciler.model.Observation;
-import io.lineflow.reconciler.model.Sample;
 import io.lineflow.reconciler.model.Severity;
 
 import org.apache.flink.configuration.Configuration;
@@ -137,19 +134,22 @@ class RuntimeChecksTest {
 
     @Test
     void refusedTriggersWhileTaskManagersStartAreNotCheckpointFailures() {
-        // Seen on the e2e cluster: the job runs before its TaskManager pod does, so the first
-        // triggers are refused (counted as failed, with no failed checkpoint to show), then
-        // checkpoints complete and none fails.
-        Observation starting = new Observation(NOW.minusSeconds(40), goodSpec(), runningStatus(),
-                flink(job("RUNNING", 0, checkpoints(null, 0, 2), null)), null, List.of());
-        Observation running = observation(flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(5), 3, 4), null)), null,
-                List.of(Sample.of(starting)));
-        assertThat(RuntimeChecks.checkpointFailures(running, conf, CLOCK).findings()).isEmpty();
+        // Seen on the e2e cluster, at the first start and again after a JobManager pod was
+        // replaced: the job runs before its TaskManager pod does, Flink refuses the triggers and
+        // counts them as failed, but no failed checkpoint exists (latest failed: none).
+        Observation starting = observation(flink(job("RUNNING", 0, checkpoints(null, 0, 2), null)), null,
+                List.of(sample(Duration.ofMinutes(1), 0L, 0L, null, null)));
+        assertThat(RuntimeChecks.checkpointFailures(starting, conf, CLOCK).findings()).isEmpty();
+        Observation recovered = observation(flink(job("RUNNING", 1, checkpoints(NOW.minusSeconds(5), 24, 4), null)), null,
+                List.of(sample(Duration.ofMinutes(5), 0L, 0L, null, null), sample(Duration.ofMinutes(1), 1L, 3L, null, null)));
+        assertThat(RuntimeChecks.checkpointFailures(recovered, conf, CLOCK).findings()).isEmpty();
 
-        // A failure after the first completed checkpoint still counts.
-        Observation later = observation(flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(5), 5, 5), null)), null,
-                List.of(Sample.of(starting), Sample.of(running)));
-        assertThat(RuntimeChecks.checkpointFailures(later, conf, CLOCK).codes()).containsExactly(FindingCode.CHECKPOINT_FAILURES);
+        // The same counts with a checkpoint that did fail within the window are reported.
+        Checkpoints failed = new Checkpoints(true, Duration.ofSeconds(60), Duration.ofMinutes(2), 3, true, 24, 4, 0, 24L,
+                NOW.minusSeconds(5), "s3://x/chk-24", NOW.minusSeconds(70), "Checkpoint expired before completing.");
+        Observation failing = observation(flink(job("RUNNING", 1, failed, null)), null,
+                List.of(sample(Duration.ofMinutes(5), 0L, 0L, null, null), sample(Duration.ofMinutes(1), 1L, 3L, null, null)));
+        assertThat(RuntimeChecks.checkpointFailures(failing, conf, CLOCK).codes()).containsExactly(FindingCode.CHECKPOINT_FAILURES);
     }
 
     @Test
