@@ -2,9 +2,9 @@ package io.lineflow.drill;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -87,20 +87,9 @@ final class KubernetesApiServer implements AutoCloseable {
         return run(cmd);
     }
 
+    /** No time limit: the first start builds kube-apiserver (about 25 minutes on 2 cores). */
     private String run(List<String> cmd) {
-        try {
-            Process p = new ProcessBuilder(cmd).directory(repo.toFile()).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (p.waitFor() != 0) {
-                throw new IllegalStateException(String.join(" ", cmd) + " failed:\n" + out);
-            }
-            return out;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return ManagedProcess.runToEnd(cmd, repo, ChronoUnit.FOREVER.getDuration());
     }
 
     @Override

@@ -7,8 +7,6 @@ import io.lineflow.testing.EmbeddedPostgresServer;
 import io.lineflow.testing.ExpectedWindows;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
@@ -18,7 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -208,19 +205,7 @@ public final class KubernetesE2e {
         String run(List<String> args) {
             List<String> command = new ArrayList<>(List.of(kubectl, "-n", namespace));
             command.addAll(args);
-            try {
-                Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                    throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
-                }
-                return out;
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
+            return ManagedProcess.runToEnd(command, Path.of("."), Duration.ofSeconds(60));
         }
 
         /** The operator's view of the job: {@code status.jobStatus.state} of the FlinkDeployment. */
