@@ -207,7 +207,10 @@ k8s-it: ## Run the real-API-server tests only (overlays dry-run, reconciler and 
 
 # State of the single-node cluster of `make e2e-up` (kubeconfig, env, logs, containerd's images).
 E2E_STATE ?= $(CURDIR)/.cache/e2e
-# Extra options of the e2e verifier, e.g. E2E_ARGS="--fault jm-pod-delete --millis-per-window 5000".
+# The drill's scenarios (docs/e2e.md): `make e2e` runs E2E_SCENARIOS, `make e2e-drill` all of them.
+E2E_SCENARIOS ?= steady
+E2E_DRILL_SCENARIOS ?= all
+# Extra options of the e2e verifier, e.g. E2E_ARGS="--millis-per-window 3000 --windows 10".
 E2E_ARGS ?=
 
 .PHONY: e2e-up
@@ -219,8 +222,12 @@ e2e-down: ## Stop the e2e cluster; removes its bridge, iptables chains, mounts a
 	LINEFLOW_E2E_STATE="$(E2E_STATE)" scripts/e2e-cluster.sh down
 
 .PHONY: e2e
-e2e: tools ## lineflow on the e2e cluster under the real operator: up, images, operator, deploy, RUNNING, exact table, undeploy (E2E_KEEP=1 keeps it deployed; E2E_ARGS="--fault jm-pod-delete").
-	MAKE="$(MAKE)" MVN="$(MVN)" LINEFLOW_E2E_STATE="$(E2E_STATE)" E2E_ARGS="$(E2E_ARGS)" scripts/e2e.sh
+e2e: tools ## lineflow on the e2e cluster under the real operator: up, images, operator, deploy, RUNNING, exact table, undeploy (E2E_KEEP=1 keeps it deployed; E2E_SCENARIOS=steady,jm-pod-delete).
+	MAKE="$(MAKE)" MVN="$(MVN)" LINEFLOW_E2E_STATE="$(E2E_STATE)" E2E_SCENARIOS="$(E2E_SCENARIOS)" E2E_ARGS="$(E2E_ARGS)" scripts/e2e.sh
+
+.PHONY: e2e-drill
+e2e-drill: tools ## The restart drill through the operator on the e2e cluster: every fault on one deployment, then both negative controls (about an hour; E2E_DRILL_SCENARIOS=… for fewer).
+	MAKE="$(MAKE)" MVN="$(MVN)" LINEFLOW_E2E_STATE="$(E2E_STATE)" E2E_SCENARIOS="$(E2E_DRILL_SCENARIOS)" E2E_ARGS="$(E2E_ARGS)" scripts/e2e.sh
 
 .PHONY: e2e-status
 e2e-status: ## Show whether the e2e cluster is up with its node Ready (`scripts/e2e-cluster.sh env` prints its environment).

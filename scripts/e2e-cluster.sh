@@ -19,6 +19,7 @@
 #   scripts/e2e-cluster.sh status   exit 0 when the API server answers and the node is Ready
 #   scripts/e2e-cluster.sh env      print the environment (export lines) to use the cluster
 #   scripts/e2e-cluster.sh check    prove it works: pods, Services, DNS, API access (leaves nothing)
+#   scripts/e2e-cluster.sh restart-node   stop the kubelet and containerd and start them again
 #   scripts/e2e-cluster.sh import TAR...   import image tars into the cluster's containerd (k8s.io)
 # State (kubeconfig, env, certificates, logs, containerd's root) is in $LINEFLOW_E2E_STATE
 # (default .cache/e2e); images imported stay there across down/up, cluster objects do not.
@@ -447,6 +448,24 @@ up() {
   log "use it:  source <($SELF env)   (kubeconfig $STATE/kubeconfig)"
 }
 
+# A node restart as an administrator makes one (a package upgrade, a configuration change): the
+# kubelet and containerd stopped, then started again on the same state. The containers run on
+# under their shims meanwhile; containerd finds them again, the kubelet its pods, and the node
+# turns Ready. (A reboot, which would also stop the containers, is not this.)
+restart_node() {
+  require_root
+  cluster_ready || die "no cluster is up (or its node is not Ready): make e2e-up"
+  local t0
+  t0="$(now)"
+  stop_pids kubelet containerd
+  containerd_
+  kubelet_
+  sleep 0.2
+  alive kubelet
+  wait_for 120 node_ready || { alive kubelet; die "node $NODE_NAME not Ready within 120 s after the restart, log: $STATE/kubelet.log"; }
+  log "$(printf 'kubelet and containerd restarted; node Ready again after %.1f s' "$(( $(now) - t0 ))e-6")"
+}
+
 processes_running() {
   local p
   for p in "${PROCS[@]}"; do ours "$STATE/$p.pid" || return 1; done
@@ -688,7 +707,8 @@ case "${1:-}" in
     if cluster_ready; then kctl get node -o wide; else log "not up (or not Ready): $STATE"; exit 1; fi ;;
   env) env_ ;;
   check) check ;;
+  restart-node) restart_node ;;
   import) shift; [[ $# -gt 0 ]] || die "usage: $0 import IMAGE.tar..."; import "$@" ;;
   dns-sync) STATE="$2"; dns_sync ;;
-  *) echo "usage: $0 up | down | status | env | check | import IMAGE.tar..." >&2; exit 2 ;;
+  *) echo "usage: $0 up | down | status | env | check | restart-node | import IMAGE.tar..." >&2; exit 2 ;;
 esac

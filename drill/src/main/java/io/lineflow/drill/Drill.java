@@ -93,7 +93,10 @@ public final class Drill {
             results.add(r);
         }
         OUT.print(DrillReport.summary(results));
-        OUT.println("Report: " + DrillReport.writeHtml(results, settings.work).toAbsolutePath());
+        OUT.println("Report: " + DrillReport.writeHtml(results, settings.work,
+                "Local: real Kafka and PostgreSQL, Flink as separate JobManager and TaskManager processes with "
+                        + "ZooKeeper HA (one scenario on Kubernetes HA). Recovery is the time from the fault to the job "
+                        + "RUNNING again with every task running, as Flink's REST API reports it.").toAbsolutePath());
         return results;
     }
 

@@ -22,9 +22,9 @@ final class DrillReport {
 
     static String summary(List<ScenarioResult> results) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format("%n%-26s %-30s %8s %10s %12s %s%n", "scenario", "verdict", "rows", "→RUNNING", "output gap", "discrepancies"));
+        b.append(String.format("%n%-34s %-30s %9s %10s %12s %s%n", "scenario", "verdict", "rows", "→RUNNING", "output gap", "discrepancies"));
         for (ScenarioResult r : results) {
-            b.append(String.format("%-26s %-30s %8s %10s %12s %s%n",
+            b.append(String.format("%-34s %-30s %9s %10s %12s %s%n",
                     r.scenario.name, r.verdict(), r.rowsActual + "/" + r.rowsExpected,
                     r.recoveryMillis == null ? "no stop" : ScenarioRunner.seconds(r.recoveryMillis),
                     r.outputGapMillis == null ? "—" : ScenarioRunner.seconds(r.outputGapMillis),
@@ -32,7 +32,7 @@ final class DrillReport {
                             r.problems.stream().anyMatch(p -> p.startsWith("REJECTED")) ? ", rejected_events differ" : "")));
         }
         long failed = results.stream().filter(r -> !r.passed()).count();
-        boolean anyFault = results.stream().anyMatch(r -> r.scenario.fault != null);
+        boolean anyFault = results.stream().anyMatch(r -> r.scenario.injects);
         boolean anyControl = results.stream().anyMatch(r -> r.scenario.control);
         b.append(failed == 0
                 ? String.format("%nALL %d SCENARIOS PASSED: %s%s.%n", results.size(),
@@ -42,7 +42,11 @@ final class DrillReport {
         return b.toString();
     }
 
-    static Path writeHtml(List<ScenarioResult> results, Path dir) throws IOException {
+    /**
+     * Writes {@code dir/report.html}; {@code backend} says in a paragraph where the job ran and
+     * what its timeline columns measure.
+     */
+    static Path writeHtml(List<ScenarioResult> results, Path dir, String backend) throws IOException {
         StringBuilder h = new StringBuilder();
         h.append("<!doctype html><html><head><meta charset=\"utf-8\"><title>lineflow restart drill</title><style>")
                 .append("body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}")
@@ -54,6 +58,7 @@ final class DrillReport {
                 .append(results.stream().allMatch(ScenarioResult::passed)
                         ? "<span class=ok>all scenarios passed</span>"
                         : "<span class=bad>some scenarios failed</span>")
+                .append("</p><h2>Backend</h2><p>").append(esc(backend))
                 .append("</p><table><tr><th>scenario</th><th>verdict</th><th>rows (actual/expected)</th>")
                 .append("<th>injection → RUNNING</th><th>injection → first new row</th><th>rejected events</th><th>took</th></tr>");
         for (ScenarioResult r : results) {

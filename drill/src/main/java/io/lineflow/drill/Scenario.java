@@ -17,19 +17,28 @@ final class Scenario {
     final boolean control;
     /** Leader election and job metadata in ConfigMaps on a real API server instead of ZooKeeper. */
     final boolean kubernetesHa;
+    /** Whether something is done to the job mid-input (false: the input and the table only). */
+    final boolean injects;
 
     private Scenario(String name, Fault fault, double injectAt, List<String> jobArgs, boolean control, boolean kubernetesHa) {
+        this(name, fault, injectAt, jobArgs, control, kubernetesHa, fault != null);
+    }
+
+    private Scenario(String name, Fault fault, double injectAt, List<String> jobArgs, boolean control,
+            boolean kubernetesHa, boolean injects) {
         this.name = name;
         this.fault = fault;
         this.injectAt = injectAt;
         this.jobArgs = jobArgs;
         this.control = control;
         this.kubernetesHa = kubernetesHa;
+        this.injects = injects;
     }
 
-    /** No fault at all: the job run where it is deployed, its table checked (the Kubernetes end-to-end run). */
-    static Scenario steady(String name) {
-        return new Scenario(name, null, 1.0, List.of(), false, false);
+    /** A scenario of the Kubernetes drill ({@link KubernetesDrill}): the fault goes through the cluster. */
+    static Scenario onKubernetes(KubeFault fault) {
+        return new Scenario("kubernetes:" + fault.id, null, fault == KubeFault.STEADY ? 1.0 : 0.5, List.of(),
+                fault.control, true, fault != KubeFault.STEADY);
     }
 
     static Scenario of(Fault fault, double injectAt) {

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -148,7 +149,7 @@ final class ScenarioRunner {
         }
         Map<String, DeviceWindowStats> expected = ExpectedWindows.of(input.counted, WINDOW);
         Map<String, DeviceWindowStats> actual = TableCheck.awaitTable(cluster.postgres()::connect, expected, Duration.ofMinutes(4));
-        TableCheck.verify(cluster.postgres()::connect, input, expected, actual, result);
+        TableCheck.verify(cluster.postgres()::connect, input.rejections, expected, actual, result, new HashSet<>());
     }
 
     private void inject(Fault fault, LocalCluster cluster, List<String> args, AtomicReference<String> jobId)

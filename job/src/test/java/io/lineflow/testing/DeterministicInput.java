@@ -75,17 +75,17 @@ public final class DeterministicInput {
                 String line = "L" + (d % 3 + 1);
                 for (int k = 0; k < piecesPerWindow; k++) {
                     long ts = ws + (k * windowMillis + windowMillis / 2) / piecesPerWindow;
-                    events.add(event(device, line, w, "p" + k, EventType.PIECE_PRODUCED, ts, 1));
+                    events.add(event(device, line, ws / windowMillis, "p" + k, EventType.PIECE_PRODUCED, ts, 1));
                 }
                 switch ((d + w) % 4) {
                     case 1: // a stop inside the window
-                        events.add(event(device, line, w, "s", EventType.DOWNTIME_START, ws + windowMillis * 2 / 5 + 7, 0));
-                        events.add(event(device, line, w, "e", EventType.DOWNTIME_END, ws + windowMillis * 3 / 5 + 11, 0));
+                        events.add(event(device, line, ws / windowMillis, "s", EventType.DOWNTIME_START, ws + windowMillis * 2 / 5 + 7, 0));
+                        events.add(event(device, line, ws / windowMillis, "e", EventType.DOWNTIME_END, ws + windowMillis * 3 / 5 + 11, 0));
                         break;
                     case 2: // a stop running into the next window
                         if (w + 1 < windows) {
-                            events.add(event(device, line, w, "s", EventType.DOWNTIME_START, ws + windowMillis * 9 / 10 + 3, 0));
-                            events.add(event(device, line, w, "e", EventType.DOWNTIME_END, ws + windowMillis * 11 / 10 + 5, 0));
+                            events.add(event(device, line, ws / windowMillis, "s", EventType.DOWNTIME_START, ws + windowMillis * 9 / 10 + 3, 0));
+                            events.add(event(device, line, ws / windowMillis, "e", EventType.DOWNTIME_END, ws + windowMillis * 11 / 10 + 5, 0));
                         }
                         break;
                     default:
@@ -101,7 +101,7 @@ public final class DeterministicInput {
             in.records.add(
                     new Record(bad % partitions, badDevice, "{\"eventId\":\"broken".getBytes(StandardCharsets.UTF_8)));
             in.count(RejectReason.MALFORMED_JSON);
-            DeviceEvent unknown = event(badDevice, "L1", w, "u", EventType.PIECE_PRODUCED, ws + 1, 1);
+            DeviceEvent unknown = event(badDevice, "L1", ws / windowMillis, "u", EventType.PIECE_PRODUCED, ws + 1, 1);
             in.records.add(
                     new Record(
                             bad % partitions,
@@ -128,9 +128,14 @@ public final class DeterministicInput {
         return in;
     }
 
+    /**
+     * An event whose id names its device and its window by number since the epoch, so inputs
+     * generated for different time ranges (the Kubernetes drill's scenarios, one after another on
+     * one job) never share an id.
+     */
     private static DeviceEvent event(
-            String device, String line, int w, String suffix, EventType type, long ts, int count) {
-        return new DeviceEvent(device + "-w" + w + "-" + suffix, device, line, type, ts, count, null);
+            String device, String line, long window, String suffix, EventType type, long ts, int count) {
+        return new DeviceEvent(device + "-w" + window + "-" + suffix, device, line, type, ts, count, null);
     }
 
     private void add(DeviceEvent e) {

@@ -39,7 +39,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
      * Starts PostgreSQL listening on loopback and on {@code host} as well (e.g. the end-to-end
      * cluster's bridge, so that pods reach it). Only loopback may log in without a password, as the
      * superuser; from {@code clientCidr} only {@code user} may log in, to database {@code database},
-     * with a SCRAM password (see {@link #createLogin}).
+     * with a SCRAM password (see {@link #createLogin}). The data in {@code dir} is kept when the
+     * server stops, so a server started again on it is the same database after an outage; an empty
+     * {@code dir} gives a fresh one.
      */
     public static EmbeddedPostgresServer startReachableFrom(
             Path dir, String host, int port, String clientCidr, String database, String user) {
@@ -52,7 +54,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
                     "host all postgres 127.0.0.1/32 trust",
                     "host " + database + " " + user + " " + clientCidr + " scram-sha-256",
                     ""));
-            return new EmbeddedPostgresServer(builder(dir, port, true)
+            return new EmbeddedPostgresServer(builder(dir, port, false)
                     .setServerConfig("listen_addresses", "127.0.0.1," + host)
                     .setServerConfig("hba_file", hba.toAbsolutePath().toString())
                     .setServerConfig("password_encryption", "scram-sha-256")
