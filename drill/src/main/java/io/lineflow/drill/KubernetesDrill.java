@@ -113,8 +113,8 @@ final class KubernetesDrill {
                 String jmBefore = k8s.podUid(JM);
                 String jobBefore = k8s.jobId();
                 long injectedAt = System.currentTimeMillis();
-                inject(fault);
-                timeline(injectedAt, result);
+                Long recoveredAt = inject(fault);
+                timeline(injectedAt, recoveredAt, result);
                 log("%s: operator status RUNNING again after %s, first new window row after %s", fault.id,
                         result.recoveryMillis == null ? "(never left RUNNING)" : ScenarioRunner.seconds(result.recoveryMillis),
                         result.outputGapMillis == null ? "—" : ScenarioRunner.seconds(result.outputGapMillis));
@@ -144,7 +144,12 @@ final class KubernetesDrill {
         }
     }
 
-    private void inject(KubeFault fault) throws Exception {
+    /**
+     * Makes the fault. Faults that change the spec (suspend/resume, upgrades) wait for the
+     * operator to have carried the change out and return when the job runs again; the others
+     * return null, and the timeline watches the recovery.
+     */
+    private Long inject(KubeFault fault) throws Exception {
         switch (fault) {
             case JM_POD_DELETE -> log("  %s", k8s.run("delete", "pod", "-l", JM, "--wait=false").trim());
             case CONTROL_NO_CHECKPOINTS -> {
@@ -187,13 +192,32 @@ final class KubernetesDrill {
                 log("  suspended; resuming in 10 s");
                 FlinkRest.sleep(10_000);
                 k8s.run("patch", FD, "--type", "merge", "-p", "{\"spec\":{\"job\":{\"state\":\"running\"}}}");
+                return deployed("\"state\":\"running\"");
             }
-            case LAST_STATE_UPGRADE -> upgrade("last-state-upgrade", "lineflow-job:e2e-upgrade-1", 3, "last-state");
-            case SAVEPOINT_UPGRADE -> upgrade("savepoint-upgrade", "lineflow-job:e2e-upgrade-2", 2, "savepoint");
+            case LAST_STATE_UPGRADE -> {
+                return upgrade("last-state-upgrade", "lineflow-job:e2e-upgrade-1", 3, "last-state");
+            }
+            case SAVEPOINT_UPGRADE -> {
+                return upgrade("savepoint-upgrade", "lineflow-job:e2e-upgrade-2", 2, "savepoint");
+            }
             case NODE_RESTART -> log("  %s", ManagedProcess.runToEnd(List.of(s.clusterScript(), "restart-node"),
                     Path.of("."), Duration.ofMinutes(5)).trim());
             default -> throw new IllegalStateException("nothing to inject for " + fault.id);
         }
+        return null;
+    }
+
+    /**
+     * Waits until the operator has reconciled a spec containing {@code specPart} (it may take a
+     * minute to start: it finishes what it is doing first), has deployed it and the job runs;
+     * returns that moment.
+     */
+    private long deployed(String specPart) {
+        await(Duration.ofMinutes(10), "the operator to deploy the spec with " + specPart, () ->
+                k8s.fd("{.status.reconciliationStatus.lastReconciledSpec}").contains(specPart)
+                        && List.of("DEPLOYED", "STABLE").contains(k8s.fd("{.status.lifecycleState}"))
+                        && "RUNNING".equals(k8s.jobState()));
+        return System.currentTimeMillis();
     }
 
     /**
@@ -215,7 +239,11 @@ final class KubernetesDrill {
                 expectDeployed(result, "lineflow-job:e2e-upgrade-2", 2);
                 String savepoint = k8s.fd("{.status.jobStatus.upgradeSavepointPath}");
                 String history = k8s.fd("{.status.jobStatus.savepointInfo.lastSavepoint.location}");
-                log("  restored from savepoint %s", history.isEmpty() ? savepoint : history);
+                if (savepoint.isEmpty() && history.isEmpty()) {
+                    result.problems.add("UPGRADE the operator recorded no savepoint for the savepoint upgrade");
+                } else {
+                    log("  restored from savepoint %s", history.isEmpty() ? savepoint : history);
+                }
             }
             default -> { }
         }
@@ -223,10 +251,10 @@ final class KubernetesDrill {
 
     private void expectDeployed(ScenarioResult result, String image, int parallelism) {
         String running = k8s.get("pod", "-l", JM, "-o", "jsonpath={.items[*].spec.containers[0].image}").orElse("");
-        String spec = k8s.fd("{.status.reconciliationStatus.lastStableSpec}");
+        String spec = k8s.fd("{.status.reconciliationStatus.lastReconciledSpec}");
         if (!running.contains(image) || !spec.contains("\"parallelism\":" + parallelism)) {
             result.problems.add("UPGRADE expected image " + image + " at parallelism " + parallelism
-                    + ", the JobManager runs " + running + " and the last stable spec is " + spec);
+                    + ", the JobManager runs " + running + " and the deployed spec is " + spec);
         }
     }
 
@@ -234,12 +262,13 @@ final class KubernetesDrill {
      * The same overlay a user applies, with the image and parallelism of a new release; applied
      * with {@code kubectl apply -k}, as a GitOps sync would, and the operator upgrades.
      */
-    private void upgrade(String name, String image, int parallelism, String upgradeMode) throws IOException {
+    private long upgrade(String name, String image, int parallelism, String upgradeMode) throws IOException {
         Path dir = overlay(name, List.of(
                 "- op: replace\n  path: /spec/image\n  value: " + image,
                 "- op: replace\n  path: /spec/job/parallelism\n  value: " + parallelism,
                 "- op: replace\n  path: /spec/job/upgradeMode\n  value: " + upgradeMode));
-        log("  %s", k8s.run("apply", "-k", dir.toString()).trim().replace("\n", "; "));
+        log("  %s", changed(k8s.run("apply", "-k", dir.toString())));
+        return deployed("\"image\":\"" + image + "\"");
     }
 
     /**
@@ -263,7 +292,7 @@ final class KubernetesDrill {
         await(Duration.ofMinutes(3), "the old JobManager and TaskManager pods gone",
                 () -> k8s.get("pod", "-l", "app=lineflow", "-o", "name").map(String::isBlank).orElse(false));
         long applied = System.currentTimeMillis();
-        log("  %s", k8s.run("apply", "-k", dir.toString()).trim().replace("\n", "; "));
+        log("  %s", changed(k8s.run("apply", "-k", dir.toString())));
         if (control == KubeFault.CONTROL_NO_CHECKPOINTS) {
             seedPitfallReported(applied, result);
         }
@@ -309,13 +338,19 @@ final class KubernetesDrill {
     }
 
     /**
-     * Fault → the operator's status back to RUNNING (null if it never left RUNNING within 30 s),
-     * and fault → the first window row written after the job runs again.
+     * Fault → the operator's status back to RUNNING (null if it never left RUNNING within 30 s;
+     * {@code recoveredAt} when the injection waited for it), and fault → the first window row
+     * written after the job runs again.
      */
-    private void timeline(long injectedAt, ScenarioResult result) {
+    private void timeline(long injectedAt, Long recoveredAt, ScenarioResult result) {
         long deadline = injectedAt + Duration.ofMinutes(8).toMillis();
-        boolean left = false;
+        boolean left = recoveredAt != null;
         long outputAfter = injectedAt;
+        if (recoveredAt != null) {
+            result.recoveryMillis = recoveredAt - injectedAt;
+            outputAfter = recoveredAt;
+            deadline = recoveredAt + Duration.ofMinutes(5).toMillis();
+        }
         while (System.currentTimeMillis() < deadline) {
             long now = System.currentTimeMillis();
             String state = k8s.jobState();
@@ -333,6 +368,12 @@ final class KubernetesDrill {
             }
             FlinkRest.sleep(1000);
         }
+    }
+
+    /** What {@code kubectl apply} changed, on one line. */
+    private static String changed(String applyOutput) {
+        return applyOutput.lines().filter(l -> !l.endsWith(" unchanged")).reduce((a, b) -> a + "; " + b)
+                .orElse("nothing changed");
     }
 
     /** A kustomization on top of the e2e overlay with JSON patches on the FlinkDeployment. */

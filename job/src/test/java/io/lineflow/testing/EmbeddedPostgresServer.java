@@ -2,6 +2,8 @@ package io.lineflow.testing;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
+import org.apache.commons.io.FileUtils;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -29,6 +31,11 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
      */
     public static EmbeddedPostgresServer start(Path dir, int port, boolean clean) {
         try {
+            if (clean) {
+                // A run killed before close() leaves its data behind, and initdb refuses a
+                // directory that is not empty: a clean start must not depend on the last stop.
+                FileUtils.deleteDirectory(dir.resolve("data").toFile());
+            }
             return new EmbeddedPostgresServer(builder(dir, port, clean).start());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start embedded PostgreSQL", e);

@@ -367,7 +367,7 @@ public final class RuntimeChecks {
                 base = s; // the newest sample that is old enough
             }
         }
-        if (base == null) {
+        if (base == null || restoredWithin(o, job, base.at().minus(SOURCE_RATE_AVERAGING))) {
             return Optional.empty();
         }
         double seconds = secondsBetween(base.at(), o.observedAt());
@@ -380,6 +380,33 @@ public final class RuntimeChecks {
         double source = job.sourceRecordsOutPerSecond();
         double ratio = consumed > 0 ? source / consumed : 0;
         return Optional.of(new Rates(source, produce, catchUp, ratio, Duration.between(base.at(), o.observedAt())));
+    }
+
+    /** The span Flink's per-second rates ({@code numRecordsOutPerSecond}, a MeterView) average over. */
+    private static final Duration SOURCE_RATE_AVERAGING = Duration.ofSeconds(60);
+
+    /**
+     * Whether the job was restored from a checkpoint since {@code since}: started anew (a
+     * JobManager failover, an upgrade, a resume) or restarted its tasks. A restore re-reads the
+     * records after the checkpoint, so its sources rightly emit more than the topic receives (the
+     * committed offsets do not move back, so the lag does not show the replay) until the replay has
+     * left the rate's average: the ratio says nothing then. Seen under the operator after a broker
+     * restart: ratio 4.7, a CRITICAL finding, and an opt-in remediation would have rolled the pods.
+     */
+    private static boolean restoredWithin(Observation o, Job job, Instant since) {
+        if (job.startTime() != null && job.startTime().isAfter(since)) {
+            return true;
+        }
+        if (job.numRestarts() == null) {
+            return false;
+        }
+        Sample before = null;
+        for (Sample s : o.history()) {
+            if (s.numRestarts() != null && (before == null || !s.at().isAfter(since))) {
+                before = s; // the newest sample not after `since`, else the oldest there is
+            }
+        }
+        return before != null && job.numRestarts() > before.numRestarts();
     }
 
     /**

@@ -210,6 +210,30 @@ class RuntimeChecksTest {
     }
 
     @Test
+    void theReplayAfterARestoreIsNotDuplicateConsumption() {
+        // Seen under the operator after a broker restart: the tasks restarted from the last
+        // checkpoint and re-read what came after it; the committed offsets did not move back, so
+        // the source emitted 4.7 times the consumption rate. The replay is correct, not a double read.
+        FlinkObservation.Job taskRestart = job("RUNNING", 1, checkpoints(NOW.minusSeconds(10), 10, 0), source(199));
+        Observation afterTaskRestart = observation(flink(taskRestart), kafka(1_006_000, 500L, Duration.ofDays(7)),
+                List.of(sample(Duration.ofSeconds(150), 0L, 0L, 991_000L, 500L), sample(Duration.ofSeconds(60), 1L, 0L, 1_000_000L, 500L)));
+        assertThat(RuntimeChecks.duplicateConsumption(afterTaskRestart, conf).findings()).isEmpty();
+        FlinkObservation.Job failedOver = new FlinkObservation.Job("abc", "lineflow", "RUNNING", NOW.minusSeconds(90), 0L,
+                checkpoints(NOW.minusSeconds(10), 10, 0), List.of(source(199)));
+        Observation afterFailover = observation(flink(failedOver), kafka(1_006_000, 500L, Duration.ofDays(7)),
+                List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 500L)));
+        assertThat(RuntimeChecks.duplicateConsumption(afterFailover, conf).findings()).isEmpty();
+    }
+
+    @Test
+    void aDoubleReadLongAfterTheLastRestoreIsStillCaught() {
+        FlinkObservation.Job restartedLongAgo = job("RUNNING", 1, checkpoints(NOW.minusSeconds(10), 10, 0), source(199));
+        Observation o = observation(flink(restartedLongAgo), kafka(1_006_000, 500L, Duration.ofDays(7)),
+                List.of(sample(Duration.ofSeconds(300), 1L, 0L, 976_000L, 500L), sample(Duration.ofSeconds(60), 1L, 0L, 1_000_000L, 500L)));
+        assertThat(RuntimeChecks.duplicateConsumption(o, conf).codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
+    }
+
+    @Test
     void catchingUpAfterDowntimeIsNotDuplicateConsumption() {
         // 100/s produced, lag shrinking by 100/s: the source rightly emits 200/s.
         Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(200))),
