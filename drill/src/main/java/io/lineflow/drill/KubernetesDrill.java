@@ -136,12 +136,13 @@ final class KubernetesDrill {
         Map<String, DeviceWindowStats> expected = ExpectedWindows.of(counted, ScenarioRunner.WINDOW);
         Map<String, DeviceWindowStats> actual = TableCheck.awaitTable(db, expected, Duration.ofMinutes(5));
         TableCheck.verify(db, rejections, expected, actual, result, reported);
-        log("%s: table settled %s after the last record: %s", fault.id,
-                ScenarioRunner.seconds(System.currentTimeMillis() - produced), result.verdict());
-        result.problems.stream().limit(20).forEach(p -> System.out.println("  " + p));
+        log("%s: table settled %s after the last record", fault.id,
+                ScenarioRunner.seconds(System.currentTimeMillis() - produced));
         if (!fault.control) {
             reconcilerHealthy(result);
         }
+        log("%s: %s", fault.id, result.verdict());
+        result.problems.stream().limit(20).forEach(p -> System.out.println("  " + p));
     }
 
     /**
