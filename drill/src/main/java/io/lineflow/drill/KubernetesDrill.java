@@ -102,10 +102,13 @@ final class KubernetesDrill {
         input.addWatermarkTicks(start + (s.windows() + 1) * ScenarioRunner.WINDOW + ScenarioRunner.WINDOW / 2);
         int injectIndex = fault == KubeFault.STEADY ? -1 : input.records.size() / 2;
         CountDownLatch atInjection = new CountDownLatch(1);
+        // The no-checkpoints control holds the rest of the input until its fault has taken effect
+        // (see inject); every other fault meets input that keeps arriving.
+        CountDownLatch resume = new CountDownLatch(fault == KubeFault.CONTROL_NO_CHECKPOINTS ? 1 : 0);
         AtomicLong rejectedByKafka = new AtomicLong();
         log("%s: producing %d records over %d s", fault.id, input.records.size(), s.windows() * s.millisPerWindow() / 1000);
         Thread producer = new Thread(() -> TableCheck.produce(s.bootstrap(), s.topic(), input,
-                s.windows() * s.millisPerWindow(), injectIndex, atInjection, rejectedByKafka), "e2e-producer");
+                s.windows() * s.millisPerWindow(), injectIndex, atInjection, resume, rejectedByKafka), "e2e-producer");
         producer.start();
         if (fault != KubeFault.STEADY) {
             atInjection.await();
@@ -113,7 +116,12 @@ final class KubernetesDrill {
                 String jmBefore = k8s.podUid(JM);
                 String jobBefore = k8s.jobId();
                 long injectedAt = System.currentTimeMillis();
-                Long recoveredAt = inject(fault);
+                Long recoveredAt;
+                try {
+                    recoveredAt = inject(fault);
+                } finally {
+                    resume.countDown();
+                }
                 timeline(injectedAt, recoveredAt, result);
                 log("%s: operator status RUNNING again after %s, first new window row after %s", fault.id,
                         result.recoveryMillis == null ? "(never left RUNNING)" : ScenarioRunner.seconds(result.recoveryMillis),
@@ -154,11 +162,14 @@ final class KubernetesDrill {
         switch (fault) {
             case JM_POD_DELETE -> log("  %s", k8s.run("delete", "pod", "-l", JM, "--wait=false").trim());
             case CONTROL_NO_CHECKPOINTS -> {
-                // The JobManager and the TaskManager lost together, as with a node: were the old
-                // TaskManager left running, it would read the rest of the input and write its
-                // windows before it noticed its JobManager was gone, and hide the loss.
-                log("  %s", k8s.run("delete", "pod", "-l", JM, "--wait=false").trim());
-                log("  %s", k8s.run("delete", "pod", "-l", TM, "--grace-period=0", "--force", "--wait=false").trim());
+                // The JobManager and the TaskManager lost together, as with a node, and the rest of
+                // the input sent only once both processes are gone. A TaskManager left running reads
+                // that input and writes its windows before it notices its JobManager is gone, and
+                // hides the loss: a forced delete returns before the kubelet has stopped the
+                // container, and a CI run passed the control that way. A delete that waits returns
+                // once the kubelet has reported the containers stopped.
+                log("  %s", k8s.run("delete", "pod", "-l", "app=lineflow,component in (jobmanager,taskmanager)",
+                        "--grace-period=1", "--wait=true", "--timeout=80s").trim());
             }
             case JM_KILL -> {
                 String pod = k8s.pod(JM);

@@ -129,7 +129,8 @@ final class ScenarioRunner {
         AtomicLong rejectedByKafka = new AtomicLong();
         long total = (long) settings.windows * settings.millisPerWindow;
         Thread producer = new Thread(
-                () -> TableCheck.produce(cluster.bootstrapServers(), TOPIC, input, total, injectIndex, atInjection, rejectedByKafka),
+                () -> TableCheck.produce(cluster.bootstrapServers(), TOPIC, input, total, injectIndex, atInjection,
+                        new CountDownLatch(0), rejectedByKafka),
                 "drill-producer");
         producer.start();
 

@@ -43,12 +43,13 @@ final class TableCheck {
 
     /**
      * Sends every record of {@code input} to {@code topic}, spread evenly over {@code totalMillis};
-     * counts down {@code atInjection} once the first {@code injectIndex} records are acknowledged.
-     * A record Kafka refuses is counted in {@code rejectedByKafka}: the expected table would then
+     * counts down {@code atInjection} once the first {@code injectIndex} records are acknowledged,
+     * then sends the rest only once {@code resume} is open (a fault that must have taken effect
+     * before more input arrives holds it; others pass an open latch). A record Kafka refuses is counted in {@code rejectedByKafka}: the expected table would then
      * not be what was sent.
      */
     static void produce(String bootstrap, String topic, DeterministicInput input, long totalMillis, int injectIndex,
-            CountDownLatch atInjection, AtomicLong rejectedByKafka) {
+            CountDownLatch atInjection, CountDownLatch resume, AtomicLong rejectedByKafka) {
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -63,6 +64,7 @@ final class TableCheck {
                 if (i == injectIndex) {
                     p.flush();
                     atInjection.countDown();
+                    resume.await();
                 }
                 long wait = start + totalMillis * i / n - System.currentTimeMillis();
                 if (wait > 0) {
@@ -77,6 +79,9 @@ final class TableCheck {
                         });
             }
             p.flush();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("the producer was interrupted while it held the input", e);
         } finally {
             atInjection.countDown();
         }
