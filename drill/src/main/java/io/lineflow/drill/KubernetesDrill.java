@@ -168,8 +168,11 @@ final class KubernetesDrill {
                 // hides the loss: a forced delete returns before the kubelet has stopped the
                 // container, and a CI run passed the control that way. A delete that waits returns
                 // once the kubelet has reported the containers stopped.
+                long asked = System.currentTimeMillis();
                 log("  %s", k8s.run("delete", "pod", "-l", "app=lineflow,component in (jobmanager,taskmanager)",
                         "--grace-period=1", "--wait=true", "--timeout=80s").trim());
+                log("  both gone after %s; the rest of the input follows",
+                        ScenarioRunner.seconds(System.currentTimeMillis() - asked));
             }
             case JM_KILL -> {
                 String pod = k8s.pod(JM);

@@ -135,6 +135,21 @@ final class TableCheck {
      */
     static void verify(Database db, Map<RejectReason, Long> expectedRejections, Map<String, DeviceWindowStats> expected,
             Map<String, DeviceWindowStats> actual, ScenarioResult result, Set<String> reported) throws SQLException {
+        judgeTable(expected, actual, result, reported);
+        try (Connection c = db.connect()) {
+            Map<RejectReason, Long> rejected = WindowTable.rejections(c);
+            result.rejectionsExpected = expectedRejections.toString();
+            result.rejectionsActual = rejected.toString();
+            String problem = "REJECTED expected " + expectedRejections + ", got " + rejected;
+            if (!rejected.equals(expectedRejections) && reported.add(problem)) {
+                result.problems.add(problem);
+            }
+        }
+    }
+
+    /** The table half of {@link #verify}: the cell-by-cell diff, less what {@code reported} holds. */
+    static void judgeTable(Map<String, DeviceWindowStats> expected, Map<String, DeviceWindowStats> actual,
+            ScenarioResult result, Set<String> reported) {
         List<String> problems = new ArrayList<>(WindowTable.diff(expected, actual));
         problems.removeIf(reported::contains);
         reported.addAll(problems);
@@ -146,15 +161,6 @@ final class TableCheck {
         result.rowsActual = actual.size();
         expected.values().forEach(r -> result.piecesExpected.merge(r.windowStart, r.piecesProduced, Long::sum));
         actual.values().forEach(r -> result.piecesActual.merge(r.windowStart, r.piecesProduced, Long::sum));
-        try (Connection c = db.connect()) {
-            Map<RejectReason, Long> rejected = WindowTable.rejections(c);
-            result.rejectionsExpected = expectedRejections.toString();
-            result.rejectionsActual = rejected.toString();
-            String problem = "REJECTED expected " + expectedRejections + ", got " + rejected;
-            if (!rejected.equals(expectedRejections) && reported.add(problem)) {
-                result.problems.add(problem);
-            }
-        }
     }
 
     /** The first {@code updated_at} after {@code after}, or null when there is none (or no database). */

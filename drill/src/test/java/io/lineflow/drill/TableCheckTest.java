@@ -1,0 +1,71 @@
+package io.lineflow.drill;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lineflow.job.functions.DeviceWindowStats;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/** Scenarios that share one table, one after another, are each judged on what is new. */
+class TableCheckTest {
+    private static DeviceWindowStats row(String device, long start, long pieces) {
+        DeviceWindowStats r = new DeviceWindowStats();
+        r.deviceId = device;
+        r.lineId = "line-1";
+        r.windowStart = start;
+        r.windowEnd = start + ScenarioRunner.WINDOW;
+        r.piecesProduced = pieces;
+        r.eventsSeen = 1;
+        return r;
+    }
+
+    private static ScenarioResult judge(Map<String, DeviceWindowStats> expected, Map<String, DeviceWindowStats> actual,
+            Set<String> reported) {
+        ScenarioResult result = new ScenarioResult(Scenario.onKubernetes(KubeFault.STEADY));
+        TableCheck.judgeTable(expected, actual, result, reported);
+        return result;
+    }
+
+    @Test
+    void aLaterScenarioReportsOnlyItsOwnProblemsButCountsTheWholeTable() {
+        Set<String> reported = new HashSet<>();
+        Map<String, DeviceWindowStats> expected = new TreeMap<>();
+        Map<String, DeviceWindowStats> actual = new TreeMap<>();
+        expected.put("d1@0", row("d1", 0, 5));
+        actual.put("d1@0", row("d1", 0, 7)); // doubled by the first scenario's fault
+
+        ScenarioResult first = judge(expected, actual, reported);
+        assertThat(first.wrong).isEqualTo(1);
+        assertThat(first.problems).singleElement().asString().startsWith("WRONG d1@0 pieces_produced");
+
+        long next = 10 * ScenarioRunner.WINDOW;
+        expected.put("d1@" + next, row("d1", next, 3)); // the second scenario's window, never written
+        ScenarioResult second = judge(expected, actual, reported);
+        assertThat(second.wrong).isZero();
+        assertThat(second.missing).isEqualTo(1);
+        assertThat(second.problems).singleElement().asString().startsWith("MISSING d1@" + next);
+        assertThat(second.rowsExpected).isEqualTo(2);
+        assertThat(second.rowsActual).isEqualTo(1);
+
+        // A problem that changes is new: the same window wrong by another amount is reported again.
+        actual.put("d1@0", row("d1", 0, 9));
+        ScenarioResult third = judge(expected, actual, reported);
+        assertThat(third.wrong).isEqualTo(1);
+        assertThat(third.missing).isZero();
+    }
+
+    @Test
+    void withNothingReportedBeforeEveryProblemIsReported() {
+        Map<String, DeviceWindowStats> expected = new TreeMap<>(Map.of("d1@0", row("d1", 0, 5)));
+        Map<String, DeviceWindowStats> actual = new TreeMap<>(Map.of("d2@0", row("d2", 0, 5)));
+        ScenarioResult result = judge(expected, actual, new HashSet<>());
+        assertThat(result.missing).isEqualTo(1);
+        assertThat(result.extra).isEqualTo(1);
+        assertThat(result.problems).hasSize(2);
+    }
+}
