@@ -10,6 +10,9 @@
 #                                          the real operator, built from its source release
 #   lineflow-job:e2e                       the job image: the production Jib build
 #                                          (scripts/image.sh) on top of the stand-in
+#   lineflow-job:e2e-next                  the job's "next release" for the upgrade scenarios: the
+#                                          same build with images/job-next/next-release.patch
+#                                          applied (one more figure in the window state)
 #   lineflow/jre-standin:17                a STAND-IN for eclipse-temurin:17-jre: the JRE layer alone
 #   lineflow-reconciler:e2e                the reconciler image: its production Jib build
 #                                          (make reconciler-image-tar) on top of that JRE
@@ -49,6 +52,9 @@ IMAGES="$CACHE/images"
 FLINK_TAR="$IMAGES/flink-standin.tar"
 OPERATOR_TAR="$IMAGES/flink-kubernetes-operator.tar"
 JOB_TAR="$IMAGES/lineflow-job.tar"
+JOB_NEXT_IMAGE="lineflow-job:e2e-next"
+JOB_NEXT_TAR="$IMAGES/lineflow-job-next.tar"
+NEXT_PATCH="$ROOT/images/job-next/next-release.patch"
 JRE_TAR="$IMAGES/jre-standin.tar"
 RECONCILER_TAR="$IMAGES/lineflow-reconciler.tar"
 OPERATOR_SRC="${LINEFLOW_OPERATOR_SRC:-../shared/vendor/flink-kubernetes-operator-$OPERATOR_VERSION-src.tar.gz}"
@@ -319,6 +325,25 @@ job_image() {
   log "wrote $JOB_IMAGE to $JOB_TAR in $((SECONDS - start)) s"
 }
 
+# The next release: a copy of the build with the patch applied, built the same way. The patch
+# must apply: a next release that silently equals this one would prove nothing about upgrades.
+job_next_image() {
+  local start=$SECONDS key src="$CACHE/work/job-next"
+  key="$( (cat "$JOB_TAR.key" "$NEXT_PATCH") | sha)"
+  if [[ -s "$JOB_NEXT_TAR" && "$(cat "$JOB_NEXT_TAR.key" 2>/dev/null)" == "$key" ]]; then
+    log "$JOB_NEXT_IMAGE is up to date: $JOB_NEXT_TAR"; return 0
+  fi
+  rm -rf "$src" && mkdir -p "$src"
+  tar -C "$ROOT" --exclude=./.git --exclude=./.cache --exclude=target -cf - . | tar -C "$src" -xf -
+  patch -s -p1 -d "$src" < "$NEXT_PATCH" || die "$NEXT_PATCH does not apply to this release's job"
+  BASE_IMAGE="tar://$FLINK_TAR" MVN="${MVN[*]}" "$src/scripts/image.sh" tar "$JOB_NEXT_IMAGE" "$JOB_NEXT_TAR" \
+      >"$CACHE/work/job-next-image.log" 2>&1 \
+    || { tail -30 "$CACHE/work/job-next-image.log" >&2; die "next-release image build failed, log: $CACHE/work/job-next-image.log"; }
+  rm -rf "$src"
+  echo "$key" > "$JOB_NEXT_TAR.key"
+  log "wrote $JOB_NEXT_IMAGE to $JOB_NEXT_TAR in $((SECONDS - start)) s"
+}
+
 # The JRE alone, as a base for Jib-built Java services (a stand-in for eclipse-temurin:17-jre).
 jre_image() {
   local key
@@ -357,6 +382,7 @@ build_all() {
   operator_build
   operator_image
   job_image
+  job_next_image
   reconciler_image
   log "all images in $((SECONDS - start)) s"
 }
@@ -370,7 +396,7 @@ case "${1:-}" in
     command -v ctr >/dev/null || die "ctr (containerd) is not installed"
     [[ -S "$sock" ]] || die "$sock is not a socket (is containerd running?)"
     build_all
-    for t in "$FLINK_TAR" "$OPERATOR_TAR" "$JOB_TAR" "$RECONCILER_TAR"; do
+    for t in "$FLINK_TAR" "$OPERATOR_TAR" "$JOB_TAR" "$JOB_NEXT_TAR" "$RECONCILER_TAR"; do
       s=$SECONDS
       ctr --address "$sock" -n "$ns" images import "$t" >/dev/null || die "ctr import of $t failed"
       log "imported $t into $sock ($ns) in $((SECONDS - s)) s"
@@ -379,6 +405,7 @@ case "${1:-}" in
   env)
     printf 'FLINK_IMAGE=%s\nFLINK_TAR=%s\nOPERATOR_IMAGE=%s\nOPERATOR_TAR=%s\nJOB_IMAGE=%s\nJOB_TAR=%s\n' \
       "$FLINK_IMAGE" "$FLINK_TAR" "$OPERATOR_IMAGE" "$OPERATOR_TAR" "$JOB_IMAGE" "$JOB_TAR"
+    printf 'JOB_NEXT_IMAGE=%s\nJOB_NEXT_TAR=%s\n' "$JOB_NEXT_IMAGE" "$JOB_NEXT_TAR"
     printf 'JRE_IMAGE=%s\nJRE_TAR=%s\nRECONCILER_IMAGE=%s\nRECONCILER_TAR=%s\n' \
       "$JRE_IMAGE" "$JRE_TAR" "$RECONCILER_IMAGE" "$RECONCILER_TAR" ;;
   *) echo "usage: e2e-images.sh build | operator-build | import SOCK [NS] | chart | env" >&2; exit 2 ;;

@@ -165,12 +165,16 @@ log "operator status: $(fd_status)"
 
 # --- the checks -------------------------------------------------------------------------------------
 phase verify
-# The upgrade scenarios roll out "new releases": the job image under new tags, as a registry
-# would serve them (the image itself is the same build; see docs/e2e.md).
-job_image="$(ctr --address "$CONTAINERD_SOCK" -n k8s.io images ls -q | grep -m1 '/lineflow-job:e2e$')" \
-  || die "no lineflow-job:e2e image in the node's containerd"
+# The upgrade scenarios roll out the job's next release (lineflow-job:e2e-next: this build plus
+# images/job-next/next-release.patch, one more figure in the window state) under new tags, as a
+# registry would serve them. It must be another image, or the upgrades would prove nothing.
+images="$(ctr --address "$CONTAINERD_SOCK" -n k8s.io images ls)"
+digest() { awk -v suffix="/lineflow-job:$1" 'substr($1, length($1) - length(suffix) + 1) == suffix { print $3; exit }' <<< "$images"; }
+next_image="$(awk '$1 ~ /\/lineflow-job:e2e-next$/ { print $1; exit }' <<< "$images")"
+[[ -n "$next_image" && -n "$(digest e2e)" ]] || die "lineflow-job:e2e and :e2e-next must both be in the node's containerd"
+[[ "$(digest e2e)" != "$(digest e2e-next)" ]] || die "lineflow-job:e2e-next is the same image as :e2e"
 for tag in e2e-upgrade-1 e2e-upgrade-2; do
-  ctr --address "$CONTAINERD_SOCK" -n k8s.io images tag --force "$job_image" "${job_image%:e2e}:$tag" >/dev/null
+  ctr --address "$CONTAINERD_SOCK" -n k8s.io images tag --force "$next_image" "${next_image%:e2e-next}:$tag" >/dev/null
 done
 java -cp "$DRILL_CP" io.lineflow.drill.KubernetesE2e verify \
   --bootstrap "$BRIDGE_IP:$KAFKA_PORT" --jdbc-url "jdbc:postgresql://$BRIDGE_IP:$PG_PORT/lineflow" \
