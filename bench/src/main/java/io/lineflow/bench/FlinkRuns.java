@@ -123,7 +123,7 @@ public final class FlinkRuns implements AutoCloseable {
         StreamExecutionEnvironment env = env();
         env.enableCheckpointing(checkpointIntervalMs);
         env.getCheckpointConfig().setCheckpointStorage(workDir.resolve("checkpoints").toUri().toString());
-        // The same tuning lineflow's job applies to itself (LineflowPipeline.build).
+        // The same tuning lineflow's job applies to itself (LineflowJob.attach).
         env.getConfig().enableObjectReuse();
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         tEnv.getConfig().set("table.local-time-zone", "UTC");

@@ -16,6 +16,7 @@ import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -43,6 +44,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -79,30 +82,62 @@ public final class LocalRun {
                     "topic", "device-events",
                     "partitions", "4");
 
+    /** Options without a default: when absent, the embedded service or the job's default is used. */
+    private static final Set<String> OPTIONAL = Set.of("kafka-bootstrap", "jdbc-url", "jdbc-user", "window");
+
     public static void main(String[] args) throws Exception {
-        Map<String, String> opts = new HashMap<>(DEFAULTS);
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--help") || !a.startsWith("--") || i + 1 >= args.length) {
-                usage(a.equals("--help") ? null : a);
-                return;
-            }
-            opts.put(a.substring(2), args[++i]);
+        if (List.of(args).contains("--help")) {
+            usage();
+            return;
+        }
+        Map<String, String> opts;
+        try {
+            opts = options(args);
+        } catch (IllegalArgumentException e) {
+            OUT.println(e.getMessage());
+            usage();
+            System.exit(2);
+            return;
         }
         new LocalRun(opts).run();
     }
 
-    private static void usage(String bad) {
-        if (bad != null) {
-            OUT.println("Unexpected argument: " + bad);
+    /**
+     * The options with their defaults; a misspelt or valueless option, or a duration Flink's syntax
+     * does not read, is an error that names it, never ignored.
+     */
+    static Map<String, String> options(String[] args) {
+        Map<String, String> opts = new HashMap<>(DEFAULTS);
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            String name = a.startsWith("--") ? a.substring(2) : a;
+            if (!a.startsWith("--") || !(DEFAULTS.containsKey(name) || OPTIONAL.contains(name))) {
+                Set<String> known = new TreeSet<>(DEFAULTS.keySet());
+                known.addAll(OPTIONAL);
+                throw new IllegalArgumentException("Unknown option '" + a + "'; known: --" + String.join(", --", known));
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("Option " + a + " needs a value");
+            }
+            opts.put(name, args[++i]);
         }
+        try {
+            TimeUtils.parseDuration(opts.get("duration"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--duration " + opts.get("duration") + ": " + e.getMessage()
+                    + " (e.g. 90 s, 5 min, 1 h; 0 runs until Ctrl-C)", e);
+        }
+        return opts;
+    }
+
+    private static void usage() {
         OUT.println(
                 "Usage: make run RUN_ARGS=\"[options]\"\n"
                         + "  --devices N              simulated devices (12)\n"
                         + "  --pieces-per-minute R    pieces per device per minute of event time (12)\n"
                         + "  --acceleration X         event time runs X times faster than the clock (60:"
                         + " a 5-minute window closes every 5 s)\n"
-                        + "  --duration D             stop after D (e.g. 90s, 5m); 0 = until Ctrl-C (0)\n"
+                        + "  --duration D             stop after D (Flink's syntax: 90 s, 5 min, 1 h); 0 = until Ctrl-C (0)\n"
                         + "  --web-port P             Flink Web UI port on localhost (8081)\n"
                         + "  --topic T --partitions N the input topic (device-events, 4)\n"
                         + "  --kafka-bootstrap H:P    use this Kafka instead of the in-JVM broker\n"
@@ -115,7 +150,7 @@ public final class LocalRun {
         Path work = Path.of("target", "local-run").toAbsolutePath();
         deleteRecursively(work);
         Files.createDirectories(work);
-        long durationMs = parseDuration(opts.get("duration"));
+        long durationMs = TimeUtils.parseDuration(opts.get("duration")).toMillis();
         long acceleration = Long.parseLong(opts.get("acceleration"));
         int devices = Integer.parseInt(opts.get("devices"));
 
@@ -317,24 +352,6 @@ public final class LocalRun {
                 OUT.println("while closing " + r + ": " + e);
             }
         }
-    }
-
-    static long parseDuration(String text) {
-        String t = text.trim().toLowerCase();
-        if (t.equals("0")) {
-            return 0;
-        }
-        long n = Long.parseLong(t.replaceAll("[a-z]+$", ""));
-        if (t.endsWith("ms")) {
-            return n;
-        } else if (t.endsWith("s")) {
-            return n * 1000;
-        } else if (t.endsWith("m")) {
-            return n * 60_000;
-        } else if (t.endsWith("h")) {
-            return n * 3_600_000;
-        }
-        throw new IllegalArgumentException("--duration " + text + ": expected e.g. 90s, 5m or 1h");
     }
 
     private static void deleteRecursively(Path dir) throws IOException {

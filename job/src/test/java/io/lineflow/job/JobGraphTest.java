@@ -1,0 +1,55 @@
+package io.lineflow.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lineflow.job.config.JobConfig;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamNode;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The job graph's uids are part of the savepoint format: a renamed or missing uid strands that
+ * operator's state at the next upgrade. Pinned here, as the names of the operators they belong to.
+ */
+class JobGraphTest {
+    private static StreamExecutionEnvironment jobEnvironment() {
+        Configuration conf = JobConfig.load(new String[] {
+            "--lineflow.kafka.bootstrap-servers", "127.0.0.1:9",
+            "--lineflow.jdbc.url", "jdbc:postgresql://127.0.0.1:9/lineflow",
+            "--state.checkpoints.dir", "file:///tmp/lineflow-job-graph-test"
+        }, Map.of(), new Configuration());
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        LineflowJob.configure(env, conf);
+        LineflowJob.attach(env, conf, LineflowJob.kafkaSource(conf).build());
+        return env;
+    }
+
+    @Test
+    void everyOperatorHasItsPinnedUid() {
+        Map<String, String> uidByName = jobEnvironment().getStreamGraph().getStreamNodes().stream()
+                .collect(Collectors.toMap(StreamNode::getOperatorName, StreamNode::getTransformationUID));
+        assertThat(uidByName).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "Source: kafka-source", "kafka-source",
+                "route rejected", "route-rejected",
+                "count device windows", "count-device-windows",
+                "carry downtime", "carry-downtime",
+                "count rejections", "count-rejections",
+                "device_window_stats upsert: Writer", "device-window-stats-sink",
+                "rejected_events insert: Writer", "rejected-events-sink"));
+    }
+
+    @Test
+    void anOperatorAddedWithoutAUidFailsTheGraph() {
+        StreamExecutionEnvironment env = jobEnvironment();
+        env.fromData(1, 2, 3).uid("numbers").map(i -> i + 1).name("no uid").print().uid("print");
+        assertThatThrownBy(env::getStreamGraph)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("uid");
+    }
+}
