@@ -43,7 +43,12 @@ public final class TestUtils {
 
     private TestUtils() {}
 
-    /** The job's real settings: 60 s checkpoints, RETAIN_ON_CANCELLATION, s3 storage, Kubernetes HA. */
+    /**
+     * A healthy configuration for the checks to judge: 60 s exactly-once checkpoints,
+     * RETAIN_ON_CANCELLATION, s3 storage, RocksDB, Kubernetes HA. Not a copy of the manifests (their
+     * timeout, pauses and backend differ); the rendered overlays themselves are linted by {@code
+     * OverlayLintTest} and {@code make lint}.
+     */
     public static Map<String, String> goodConf() {
         Map<String, String> c = new HashMap<>();
         c.put("execution.checkpointing.interval", "60 s");

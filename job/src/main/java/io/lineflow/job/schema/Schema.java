@@ -41,8 +41,9 @@ public final class Schema {
                             + (current == null ? "none (not initialised)" : current.getVersion())
                             + " but this job needs version "
                             + expected
-                            + ". Apply the migrations first: `make migrate` locally, or the"
-                            + " lineflow-schema-migration Job on Kubernetes.");
+                            + ". Apply the migrations first: `make migrate` locally, or on"
+                            + " Kubernetes the lineflow-migrate Job that `make deploy` runs"
+                            + " (manifests/db/migrate-job.yaml).");
         }
     }
 

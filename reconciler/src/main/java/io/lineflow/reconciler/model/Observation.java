@@ -23,11 +23,6 @@ public record Observation(
         history = List.copyOf(history == null ? List.of() : history);
     }
 
-    /** A spec-only observation, for `lint`. */
-    public static Observation ofSpec(Instant at, SpecObservation spec) {
-        return new Observation(at, spec, null, null, null, List.of());
-    }
-
     public Observation withHistory(List<Sample> earlier) {
         return new Observation(observedAt, spec, status, flink, kafka, earlier);
     }
