@@ -46,6 +46,10 @@ build: ## Compile and package every module without running tests.
 test: ## Run every test (unit, integration on real Kafka/PostgreSQL/Flink).
 	$(MVN) verify
 
+.PHONY: format
+format: ## Format the Java sources (palantir-java-format through spotless); `make test` fails on unformatted code.
+	$(MVN) -q spotless:apply
+
 # Generated records for `make fuzz` (`make test` runs the same property with 10,000).
 FUZZ_TRIES ?= 1000000
 

@@ -67,7 +67,8 @@ public final class Bench {
             String bootstrap = kafka.bootstrapServers();
             Configuration schemaConf = flink.lineflowConfig(bootstrap, "unused", pg.jdbcUrl(), pg.user());
             Schema.migrate(schemaConf);
-            try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+            try (Connection c = pg.connect();
+                    Statement st = c.createStatement()) {
                 // Same shape as lineflow's table; Flink SQL does not compute downtime seconds.
                 st.execute("CREATE TABLE device_window_stats_sql (LIKE device_window_stats INCLUDING ALL)");
                 st.execute("ALTER TABLE device_window_stats_sql ALTER COLUMN downtime_seconds DROP NOT NULL");
@@ -91,10 +92,13 @@ public final class Bench {
                 say(String.format("%s consume limit: %,.0f events/s", round, produced / limit));
 
                 truncate(pg, "device_window_stats", "rejected_events");
-                Configuration conf =
-                        flink.lineflowConfig(
-                                bootstrap, topic, pg.jdbcUrl(), pg.user(),
-                                "execution.checkpointing.interval", s.checkpointIntervalMs + " ms");
+                Configuration conf = flink.lineflowConfig(
+                        bootstrap,
+                        topic,
+                        pg.jdbcUrl(),
+                        pg.user(),
+                        "execution.checkpointing.interval",
+                        s.checkpointIntervalMs + " ms");
                 settle();
                 long cpu0 = cpuNanos();
                 double lineflow = flink.runLineflow(conf);
@@ -107,17 +111,21 @@ public final class Bench {
                     report.lineflowExact &= exact;
                 }
                 say(String.format(
-                        "%s lineflow job: %,.0f events/s (%.1f s, %.1f CPU-s)", round, produced / lineflow, lineflow, cpu));
+                        "%s lineflow job: %,.0f events/s (%.1f s, %.1f CPU-s)",
+                        round, produced / lineflow, lineflow, cpu));
 
                 if (s.sql) {
                     // Plain, then with lineflow's dedup: each against the same lineflow run.
                     for (Duration horizon : Arrays.asList(null, conf.get(LineflowOptions.DEDUP_HORIZON))) {
                         truncate(pg, "device_window_stats_sql");
                         settle();
-                        double sql =
-                                flink.runSql(
-                                        bootstrap, topic, pg.jdbcUrl(), "device_window_stats_sql",
-                                        s.checkpointIntervalMs, horizon);
+                        double sql = flink.runSql(
+                                bootstrap,
+                                topic,
+                                pg.jdbcUrl(),
+                                "device_window_stats_sql",
+                                s.checkpointIntervalMs,
+                                horizon);
                         Report.SqlRow row = horizon == null ? report.sql : report.sqlDedup;
                         boolean sqlExact = check(pg, "device_window_stats_sql", produced);
                         if (timed) {
@@ -138,8 +146,11 @@ public final class Bench {
                 report.checkpoints.add(cp);
                 say(String.format(
                         "checkpoint %s: p50 %.0f ms, p99 %.0f ms, full %s, checkpointed %s (%d checkpoints)",
-                        backend, cp.durationMs.median(), Report.p99(cp.durationMs),
-                        Report.bytes(cp.fullSize.median()), Report.bytes(cp.checkpointedSize.median()),
+                        backend,
+                        cp.durationMs.median(),
+                        Report.p99(cp.durationMs),
+                        Report.bytes(cp.fullSize.median()),
+                        Report.bytes(cp.checkpointedSize.median()),
                         cp.durationMs.size()));
             }
 
@@ -149,7 +160,8 @@ public final class Bench {
             long window = Workload.start() - 1_000 * Workload.WINDOW_MILLIS;
             for (boolean rewrite : List.of(false, true)) {
                 Properties props = new Properties();
-                JobConfig.withPrefix(jobConf, LineflowOptions.JDBC_PROPERTIES_PREFIX).forEach(props::put);
+                JobConfig.withPrefix(jobConf, LineflowOptions.JDBC_PROPERTIES_PREFIX)
+                        .forEach(props::put);
                 props.put("user", pg.user());
                 if (rewrite) {
                     props.put("reWriteBatchedInserts", "true");
@@ -162,8 +174,8 @@ public final class Bench {
                     }
                     report.sink.put((rewrite ? "rewrite:" : "plain:") + devices, seconds);
                     say(String.format(
-                            "sink %s%,d devices: %.2f s", rewrite ? "(reWriteBatchedInserts) " : "", devices,
-                            seconds.median()));
+                            "sink %s%,d devices: %.2f s",
+                            rewrite ? "(reWriteBatchedInserts) " : "", devices, seconds.median()));
                 }
                 truncate(pg, "device_window_stats");
             }
@@ -197,7 +209,8 @@ public final class Bench {
     }
 
     private static void truncate(EmbeddedPostgresServer pg, String... tables) throws Exception {
-        try (Connection c = pg.connect(); Statement st = c.createStatement()) {
+        try (Connection c = pg.connect();
+                Statement st = c.createStatement()) {
             st.execute("TRUNCATE " + String.join(", ", tables));
         }
     }
@@ -246,11 +259,17 @@ public final class Bench {
             host = "?";
         }
         return String.format(
-                Locale.ROOT, "%d cores (%s), %d GiB RAM, JVM %s %s, heap %d MiB, host %s",
-                Runtime.getRuntime().availableProcessors(), cpu,
+                Locale.ROOT,
+                "%d cores (%s), %d GiB RAM, JVM %s %s, heap %d MiB, host %s",
+                Runtime.getRuntime().availableProcessors(),
+                cpu,
                 ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-                                .getTotalMemorySize() >> 30,
-                System.getProperty("java.vendor"), System.getProperty("java.version"), heap, host);
+                                .getTotalMemorySize()
+                        >> 30,
+                System.getProperty("java.vendor"),
+                System.getProperty("java.version"),
+                heap,
+                host);
     }
 
     private void say(String line) {

@@ -14,6 +14,7 @@ public final class BenchSettings {
     public int devices = 2_000;
     /** Events per device per 5-minute window. */
     public int eventsPerWindow = 100;
+
     public int partitions = 4;
     /** Flink parallelism, and consumer threads of the consume limit. */
     public int parallelism = 2;
@@ -35,6 +36,7 @@ public final class BenchSettings {
     public boolean sql = true;
     /** Working directory: Kafka and PostgreSQL data, checkpoints, the report. */
     public Path workDir = Path.of("target", "bench");
+
     public Path report = Path.of("target", "bench-report.md");
     /** The reconciler's scale measurement (run in its own JVM by {@code make bench}), if any. */
     public Path reconcilerReport;
@@ -50,28 +52,60 @@ public final class BenchSettings {
             }
             in.put(a.substring(2), args[++i]);
         }
-        in.forEach(
-                (k, v) -> {
-                    switch (k) {
-                        case "events": s.events = Long.parseLong(v.replace("_", "")); break;
-                        case "devices": s.devices = Integer.parseInt(v); break;
-                        case "events-per-window": s.eventsPerWindow = Integer.parseInt(v); break;
-                        case "partitions": s.partitions = Integer.parseInt(v); break;
-                        case "parallelism": s.parallelism = Integer.parseInt(v); break;
-                        case "repeats": s.repeats = Integer.parseInt(v); break;
-                        case "warmups": s.warmups = Integer.parseInt(v); break;
-                        case "checkpoint-interval-ms": s.checkpointIntervalMs = Long.parseLong(v); break;
-                        case "checkpoint-devices": s.checkpointDevices = Integer.parseInt(v); break;
-                        case "checkpoints": s.checkpoints = Integer.parseInt(v); break;
-                        case "checkpoint-cost-interval-ms": s.checkpointCostIntervalMs = Long.parseLong(v); break;
-                        case "sink-devices": s.sinkDevices = ints(v); break;
-                        case "sql": s.sql = Boolean.parseBoolean(v); break;
-                        case "work-dir": s.workDir = Path.of(v); break;
-                        case "report": s.report = Path.of(v); break;
-                        case "reconciler-report": s.reconcilerReport = Path.of(v); break;
-                        default: throw new IllegalArgumentException("unknown option --" + k + ". " + usage());
-                    }
-                });
+        in.forEach((k, v) -> {
+            switch (k) {
+                case "events":
+                    s.events = Long.parseLong(v.replace("_", ""));
+                    break;
+                case "devices":
+                    s.devices = Integer.parseInt(v);
+                    break;
+                case "events-per-window":
+                    s.eventsPerWindow = Integer.parseInt(v);
+                    break;
+                case "partitions":
+                    s.partitions = Integer.parseInt(v);
+                    break;
+                case "parallelism":
+                    s.parallelism = Integer.parseInt(v);
+                    break;
+                case "repeats":
+                    s.repeats = Integer.parseInt(v);
+                    break;
+                case "warmups":
+                    s.warmups = Integer.parseInt(v);
+                    break;
+                case "checkpoint-interval-ms":
+                    s.checkpointIntervalMs = Long.parseLong(v);
+                    break;
+                case "checkpoint-devices":
+                    s.checkpointDevices = Integer.parseInt(v);
+                    break;
+                case "checkpoints":
+                    s.checkpoints = Integer.parseInt(v);
+                    break;
+                case "checkpoint-cost-interval-ms":
+                    s.checkpointCostIntervalMs = Long.parseLong(v);
+                    break;
+                case "sink-devices":
+                    s.sinkDevices = ints(v);
+                    break;
+                case "sql":
+                    s.sql = Boolean.parseBoolean(v);
+                    break;
+                case "work-dir":
+                    s.workDir = Path.of(v);
+                    break;
+                case "report":
+                    s.report = Path.of(v);
+                    break;
+                case "reconciler-report":
+                    s.reconcilerReport = Path.of(v);
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option --" + k + ". " + usage());
+            }
+        });
         if (s.devices <= 0 || s.eventsPerWindow < 4 || s.events < (long) s.devices * s.eventsPerWindow) {
             throw new IllegalArgumentException(
                     "need devices > 0, events-per-window >= 4 and events >= devices * events-per-window"
@@ -110,7 +144,18 @@ public final class BenchSettings {
                 "%,d events (%,d devices × %d events × %d windows), %d partitions, parallelism %d, %d repeats after %d warm-up(s),"
                         + " checkpoint every %d ms; checkpoint cost: %,d devices, %d checkpoints every %d ms;"
                         + " sink: %s devices",
-                totalEvents(), devices, eventsPerWindow, windows(), partitions, parallelism, repeats, warmups,
-                checkpointIntervalMs, checkpointDevices, checkpoints, checkpointCostIntervalMs, sinkDevices);
+                totalEvents(),
+                devices,
+                eventsPerWindow,
+                windows(),
+                partitions,
+                parallelism,
+                repeats,
+                warmups,
+                checkpointIntervalMs,
+                checkpointDevices,
+                checkpoints,
+                checkpointCostIntervalMs,
+                sinkDevices);
     }
 }

@@ -41,8 +41,14 @@ public final class CheckpointCost {
      * @param backend {@code hashmap} or {@code rocksdb} (incremental)
      */
     public static Result run(
-            FlinkRuns flink, String bootstrap, EmbeddedKafka kafka, String jdbcUrl, String user,
-            BenchSettings s, String backend) throws Exception {
+            FlinkRuns flink,
+            String bootstrap,
+            EmbeddedKafka kafka,
+            String jdbcUrl,
+            String user,
+            BenchSettings s,
+            String backend)
+            throws Exception {
         String topic = "checkpoint-" + backend;
         kafka.createTopic(topic, s.partitions);
         long ws = Workload.start();
@@ -54,22 +60,28 @@ public final class CheckpointCost {
             }
             producer.flush();
         }
-        Configuration conf =
-                flink.lineflowConfig(
-                        bootstrap, topic, jdbcUrl, user,
-                        "execution.checkpointing.interval", s.checkpointCostIntervalMs + " ms",
-                        "execution.checkpointing.min-pause", "0 ms",
-                        "state.backend.type", backend,
-                        "execution.checkpointing.incremental", "true");
+        Configuration conf = flink.lineflowConfig(
+                bootstrap,
+                topic,
+                jdbcUrl,
+                user,
+                "execution.checkpointing.interval",
+                s.checkpointCostIntervalMs + " ms",
+                "execution.checkpointing.min-pause",
+                "0 ms",
+                "state.backend.type",
+                backend,
+                "execution.checkpointing.incremental",
+                "true");
         AtomicBoolean stop = new AtomicBoolean();
         Thread trickle = new Thread(() -> trickle(bootstrap, topic, s, ws, stop), "bench-trickle");
         JobClient job = flink.startLineflow(conf);
         trickle.start();
         Result result = new Result(backend);
         try {
-            long deadline =
-                    System.nanoTime() + (s.checkpoints + WARM_UP) * s.checkpointCostIntervalMs * 1_000_000L * 5
-                            + 180_000_000_000L;
+            long deadline = System.nanoTime()
+                    + (s.checkpoints + WARM_UP) * s.checkpointCostIntervalMs * 1_000_000L * 5
+                    + 180_000_000_000L;
             JsonNode stats;
             while (true) {
                 // Empty while the job is still being scheduled.
@@ -86,9 +98,7 @@ public final class CheckpointCost {
             List<JsonNode> completed = new ArrayList<>();
             for (JsonNode h : stats.path("history")) {
                 long id = h.path("id").asLong();
-                if ("COMPLETED".equals(h.path("status").asText())
-                        && id > WARM_UP
-                        && id <= WARM_UP + s.checkpoints) {
+                if ("COMPLETED".equals(h.path("status").asText()) && id > WARM_UP && id <= WARM_UP + s.checkpoints) {
                     completed.add(h);
                 }
             }

@@ -4,7 +4,6 @@ import io.lineflow.job.event.DeviceEventJson;
 import io.lineflow.job.event.ParsedRecord;
 
 import org.apache.flink.configuration.Configuration;
-
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -68,10 +67,8 @@ public final class ConsumeLimit {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
                 for (ConsumerRecord<byte[], byte[]> r : records) {
                     // The wall clock per record, as the job's deserializer reads it.
-                    ParsedRecord parsed =
-                            json.parse(
-                                    r.key(), r.value(), r.topic(), r.partition(), r.offset(),
-                                    System.currentTimeMillis());
+                    ParsedRecord parsed = json.parse(
+                            r.key(), r.value(), r.topic(), r.partition(), r.offset(), System.currentTimeMillis());
                     if (parsed.isAccepted()) {
                         accepted++;
                     }

@@ -56,20 +56,17 @@ public final class FlinkRuns implements AutoCloseable {
         c.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("256m"));
         c.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.parse("64m"));
         c.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.parse("64m"));
-        cluster =
-                new MiniCluster(
-                        new MiniClusterConfiguration.Builder()
-                                .setConfiguration(c)
-                                .setNumTaskManagers(1)
-                                .setNumSlotsPerTaskManager(parallelism)
-                                .build());
+        cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+                .setConfiguration(c)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(parallelism)
+                .build());
         cluster.start();
         TestStreamEnvironment.setAsContext(cluster, parallelism);
     }
 
     /** lineflow's job configuration, as a deployment would give it (plus {@code extra} pairs). */
-    public Configuration lineflowConfig(
-            String bootstrap, String topic, String jdbcUrl, String user, String... extra) {
+    public Configuration lineflowConfig(String bootstrap, String topic, String jdbcUrl, String user, String... extra) {
         Map<String, String> args = new HashMap<>();
         args.put("lineflow.kafka.bootstrap-servers", bootstrap);
         args.put("lineflow.kafka.topic", topic);
@@ -82,10 +79,9 @@ public final class FlinkRuns implements AutoCloseable {
         for (int i = 0; i < extra.length; i += 2) {
             args.put(extra[i], extra[i + 1]);
         }
-        String[] argv =
-                args.entrySet().stream()
-                        .flatMap(e -> Stream.of("--" + e.getKey(), e.getValue()))
-                        .toArray(String[]::new);
+        String[] argv = args.entrySet().stream()
+                .flatMap(e -> Stream.of("--" + e.getKey(), e.getValue()))
+                .toArray(String[]::new);
         return JobConfig.load(argv, Map.of(), new Configuration());
     }
 
@@ -93,9 +89,16 @@ public final class FlinkRuns implements AutoCloseable {
     public double runLineflow(Configuration conf) throws Exception {
         StreamExecutionEnvironment env = env();
         LineflowJob.configure(env, conf);
-        LineflowJob.attach(env, conf, LineflowJob.kafkaSource(conf).setBounded(OffsetsInitializer.latest()).build());
+        LineflowJob.attach(
+                env,
+                conf,
+                LineflowJob.kafkaSource(conf)
+                        .setBounded(OffsetsInitializer.latest())
+                        .build());
         long t0 = System.nanoTime();
-        env.executeAsync(conf.get(LineflowOptions.JOB_NAME)).getJobExecutionResult().get();
+        env.executeAsync(conf.get(LineflowOptions.JOB_NAME))
+                .getJobExecutionResult()
+                .get();
         return (System.nanoTime() - t0) / 1e9;
     }
 
@@ -117,12 +120,17 @@ public final class FlinkRuns implements AutoCloseable {
      * seconds.
      */
     public double runSql(
-            String bootstrap, String topic, String jdbcUrl, String sinkTable, long checkpointIntervalMs,
+            String bootstrap,
+            String topic,
+            String jdbcUrl,
+            String sinkTable,
+            long checkpointIntervalMs,
             Duration dedupHorizon)
             throws Exception {
         StreamExecutionEnvironment env = env();
         env.enableCheckpointing(checkpointIntervalMs);
-        env.getCheckpointConfig().setCheckpointStorage(workDir.resolve("checkpoints").toUri().toString());
+        env.getCheckpointConfig()
+                .setCheckpointStorage(workDir.resolve("checkpoints").toUri().toString());
         // The same tuning lineflow's job applies to itself (LineflowJob.attach).
         env.getConfig().enableObjectReuse();
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
@@ -136,49 +144,43 @@ public final class FlinkRuns implements AutoCloseable {
         if (dedupHorizon != null) {
             tEnv.getConfig().set("table.exec.state.ttl", dedupHorizon.toMillis() + " ms");
         }
-        tEnv.executeSql(
-                "CREATE TEMPORARY TABLE events ("
-                        + " eventId STRING, deviceId STRING, lineId STRING, `type` STRING,"
-                        + " ts BIGINT, `count` INT, reason STRING,"
-                        + " rt AS TO_TIMESTAMP_LTZ(ts, 3), pt AS PROCTIME(),"
-                        + " WATERMARK FOR rt AS rt - INTERVAL '10' SECOND"
-                        + ") WITH ("
-                        + " 'connector' = 'kafka', 'topic' = '" + topic + "',"
-                        + " 'properties.bootstrap.servers' = '" + bootstrap + "',"
-                        + " 'properties.group.id' = 'bench-sql-" + runs + "',"
-                        + " 'scan.startup.mode' = 'earliest-offset',"
-                        + " 'scan.bounded.mode' = 'latest-offset',"
-                        + " 'format' = 'json', 'json.ignore-parse-errors' = 'true')");
-        tEnv.executeSql(
-                "CREATE TEMPORARY TABLE stats ("
-                        + " device_id STRING, window_start TIMESTAMP(3), window_end TIMESTAMP(3),"
-                        + " line_id STRING, pieces_produced BIGINT, downtime_count INT,"
-                        + " events_seen BIGINT, first_event_at TIMESTAMP(3), last_event_at TIMESTAMP(3),"
-                        + " PRIMARY KEY (device_id, window_start) NOT ENFORCED"
-                        + ") WITH ("
-                        + " 'connector' = 'jdbc', 'url' = '" + jdbcUrl + "',"
-                        + " 'table-name' = '" + sinkTable + "',"
-                        + " 'sink.buffer-flush.max-rows' = '500', 'sink.buffer-flush.interval' = '1s',"
-                        + " 'sink.max-retries' = '5')");
-        String valid =
-                "deviceId IS NOT NULL AND ts IS NOT NULL"
-                        + " AND `type` IN ('PIECE_PRODUCED', 'DOWNTIME_START', 'DOWNTIME_END')";
-        String input =
-                dedupHorizon == null
-                        ? "SELECT * FROM events WHERE " + valid
-                        : "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY deviceId, eventId"
-                                + " ORDER BY pt) AS rn FROM events WHERE " + valid + ") WHERE rn = 1";
+        tEnv.executeSql("CREATE TEMPORARY TABLE events ("
+                + " eventId STRING, deviceId STRING, lineId STRING, `type` STRING,"
+                + " ts BIGINT, `count` INT, reason STRING,"
+                + " rt AS TO_TIMESTAMP_LTZ(ts, 3), pt AS PROCTIME(),"
+                + " WATERMARK FOR rt AS rt - INTERVAL '10' SECOND"
+                + ") WITH ("
+                + " 'connector' = 'kafka', 'topic' = '" + topic + "',"
+                + " 'properties.bootstrap.servers' = '" + bootstrap + "',"
+                + " 'properties.group.id' = 'bench-sql-" + runs + "',"
+                + " 'scan.startup.mode' = 'earliest-offset',"
+                + " 'scan.bounded.mode' = 'latest-offset',"
+                + " 'format' = 'json', 'json.ignore-parse-errors' = 'true')");
+        tEnv.executeSql("CREATE TEMPORARY TABLE stats ("
+                + " device_id STRING, window_start TIMESTAMP(3), window_end TIMESTAMP(3),"
+                + " line_id STRING, pieces_produced BIGINT, downtime_count INT,"
+                + " events_seen BIGINT, first_event_at TIMESTAMP(3), last_event_at TIMESTAMP(3),"
+                + " PRIMARY KEY (device_id, window_start) NOT ENFORCED"
+                + ") WITH ("
+                + " 'connector' = 'jdbc', 'url' = '" + jdbcUrl + "',"
+                + " 'table-name' = '" + sinkTable + "',"
+                + " 'sink.buffer-flush.max-rows' = '500', 'sink.buffer-flush.interval' = '1s',"
+                + " 'sink.max-retries' = '5')");
+        String valid = "deviceId IS NOT NULL AND ts IS NOT NULL"
+                + " AND `type` IN ('PIECE_PRODUCED', 'DOWNTIME_START', 'DOWNTIME_END')";
+        String input = dedupHorizon == null
+                ? "SELECT * FROM events WHERE " + valid
+                : "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY deviceId, eventId"
+                        + " ORDER BY pt) AS rn FROM events WHERE " + valid + ") WHERE rn = 1";
         tEnv.executeSql("CREATE TEMPORARY VIEW input_events AS " + input);
         long t0 = System.nanoTime();
-        TableResult result =
-                tEnv.executeSql(
-                        "INSERT INTO stats"
-                                + " SELECT deviceId, window_start, window_end, MAX(lineId),"
-                                + " SUM(CASE WHEN `type` = 'PIECE_PRODUCED' THEN CAST(`count` AS BIGINT) ELSE 0 END),"
-                                + " CAST(SUM(CASE WHEN `type` = 'DOWNTIME_START' THEN 1 ELSE 0 END) AS INT),"
-                                + " COUNT(*), CAST(MIN(rt) AS TIMESTAMP(3)), CAST(MAX(rt) AS TIMESTAMP(3))"
-                                + " FROM TABLE(TUMBLE(TABLE input_events, DESCRIPTOR(rt), INTERVAL '5' MINUTES))"
-                                + " GROUP BY deviceId, window_start, window_end");
+        TableResult result = tEnv.executeSql("INSERT INTO stats"
+                + " SELECT deviceId, window_start, window_end, MAX(lineId),"
+                + " SUM(CASE WHEN `type` = 'PIECE_PRODUCED' THEN CAST(`count` AS BIGINT) ELSE 0 END),"
+                + " CAST(SUM(CASE WHEN `type` = 'DOWNTIME_START' THEN 1 ELSE 0 END) AS INT),"
+                + " COUNT(*), CAST(MIN(rt) AS TIMESTAMP(3)), CAST(MAX(rt) AS TIMESTAMP(3))"
+                + " FROM TABLE(TUMBLE(TABLE input_events, DESCRIPTOR(rt), INTERVAL '5' MINUTES))"
+                + " GROUP BY deviceId, window_start, window_end");
         result.await();
         return (System.nanoTime() - t0) / 1e9;
     }
@@ -198,12 +200,11 @@ public final class FlinkRuns implements AutoCloseable {
             return JSON.createObjectNode();
         }
         URI base = cluster.getRestAddress().get();
-        HttpResponse<String> r =
-                http.send(
-                        HttpRequest.newBuilder(base.resolve("/jobs/" + id + "/checkpoints"))
-                                .timeout(Duration.ofSeconds(10))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(base.resolve("/jobs/" + id + "/checkpoints"))
+                        .timeout(Duration.ofSeconds(10))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() == 500 && r.body().contains("initializing")) {
             return JSON.createObjectNode();
         }

@@ -21,6 +21,7 @@ public final class Report {
     public final SqlRow sql = new SqlRow();
     /** Row 3b: the query with Flink SQL's deduplication in front, i.e. lineflow's work. */
     public final SqlRow sqlDedup = new SqlRow();
+
     public final List<CheckpointCost.Result> checkpoints = new ArrayList<>();
     /** Seconds per window close, keyed {@code plain:<devices>} or {@code rewrite:<devices>}. */
     public final Map<String, Samples> sink = new LinkedHashMap<>();
@@ -47,62 +48,111 @@ public final class Report {
         b.append("Workload: ").append(s).append("\n\n");
         b.append("| # | what | median | spread (min – max, n) | ratio |\n");
         b.append("|---|---|---|---|---|\n");
-        row(b, "1", "consume limit: " + s.parallelism + " plain Kafka consumer thread(s), every event parsed",
-                rate(limit), spread(limit, "ev/s"), "1.00 (the limit)");
-        row(b, "2", "lineflow job: Kafka source → dedup → windows → downtime → PostgreSQL upsert"
+        row(
+                b,
+                "1",
+                "consume limit: " + s.parallelism + " plain Kafka consumer thread(s), every event parsed",
+                rate(limit),
+                spread(limit, "ev/s"),
+                "1.00 (the limit)");
+        row(
+                b,
+                "2",
+                "lineflow job: Kafka source → dedup → windows → downtime → PostgreSQL upsert"
                         + (lineflowExact ? " (table checked: exact)" : " (**table NOT exact**)"),
-                rate(lineflow), spread(lineflow, "ev/s"),
+                rate(lineflow),
+                spread(lineflow, "ev/s"),
                 fmt("%.2f of (1)", lineflowRatioToLimit.median()));
         if (!sql.rate.isEmpty()) {
-            row(b, "3", "Flink SQL: Kafka table → TUMBLE 5 min GROUP BY device → JDBC upsert"
+            row(
+                    b,
+                    "3",
+                    "Flink SQL: Kafka table → TUMBLE 5 min GROUP BY device → JDBC upsert"
                             + " (no dedup, no rejected table, no downtime seconds)"
                             + (sql.exact ? " (table checked)" : " (**table NOT complete**)"),
-                    rate(sql.rate), spread(sql.rate, "ev/s"),
+                    rate(sql.rate),
+                    spread(sql.rate, "ev/s"),
                     fmt("lineflow = %.2f × SQL", sql.lineflowRatio.median()));
-            row(b, "3b", "Flink SQL with lineflow's dedup: the same query over ROW_NUMBER() … PARTITION BY"
+            row(
+                    b,
+                    "3b",
+                    "Flink SQL with lineflow's dedup: the same query over ROW_NUMBER() … PARTITION BY"
                             + " deviceId, eventId … = 1, state TTL = the dedup horizon (no rejected table,"
                             + " no downtime seconds)"
                             + (sqlDedup.exact ? " (table checked)" : " (**table NOT complete**)"),
-                    rate(sqlDedup.rate), spread(sqlDedup.rate, "ev/s"),
+                    rate(sqlDedup.rate),
+                    spread(sqlDedup.rate, "ev/s"),
                     fmt("lineflow = %.2f × SQL with dedup", sqlDedup.lineflowRatio.median()));
         } else {
             row(b, "3", "Flink SQL", "skipped (--sql false)", "", "");
         }
-        row(b, "4a", "lineflow events/s per core (row 2 ÷ " + cores + " cores; broker in the same JVM)",
-                rate(lineflow.median() / cores), "", "");
-        row(b, "4b", "lineflow events per CPU-second of the whole JVM (broker and PostgreSQL client included)",
-                rate(lineflowPerCpuSecond), spread(lineflowPerCpuSecond, "ev/CPU-s"), "");
+        row(
+                b,
+                "4a",
+                "lineflow events/s per core (row 2 ÷ " + cores + " cores; broker in the same JVM)",
+                rate(lineflow.median() / cores),
+                "",
+                "");
+        row(
+                b,
+                "4b",
+                "lineflow events per CPU-second of the whole JVM (broker and PostgreSQL client included)",
+                rate(lineflowPerCpuSecond),
+                spread(lineflowPerCpuSecond, "ev/CPU-s"),
+                "");
         for (CheckpointCost.Result cp : checkpoints) {
             String name = cp.backend.equals("rocksdb") ? "RocksDB incremental" : "HashMap";
             if (cp.durationMs.isEmpty()) {
                 row(b, "5", "checkpoint, " + name, "no completed checkpoint", "", "");
                 continue;
             }
-            row(b, "5", String.format(Locale.ROOT,
-                            "checkpoint, %s, %,d devices with an open window: duration p50 / p99", name,
+            row(
+                    b,
+                    "5",
+                    String.format(
+                            Locale.ROOT,
+                            "checkpoint, %s, %,d devices with an open window: duration p50 / p99",
+                            name,
                             s.checkpointDevices),
                     fmt("%.0f ms / %.0f ms", cp.durationMs.median(), p99(cp.durationMs)),
                     spread(cp.durationMs, "ms"),
                     "full " + bytes(cp.fullSize.median()) + ", written " + bytes(cp.checkpointedSize.median()));
         }
-        sink.forEach(
-                (key, seconds) -> {
-                    boolean rewrite = key.startsWith("rewrite:");
-                    int devices = Integer.parseInt(key.substring(key.indexOf(':') + 1));
-                    row(b, "6", String.format(Locale.ROOT,
-                                    "sink: upsert one window close, %,d devices (%d connections, batch 500%s)",
-                                    devices, s.parallelism, rewrite ? ", reWriteBatchedInserts=true" : ""),
-                            fmt("%.2f s", seconds.median()), spread(seconds, "s"),
-                            rate(devices / seconds.median()).replace("ev/s", "rows/s"));
-                });
+        sink.forEach((key, seconds) -> {
+            boolean rewrite = key.startsWith("rewrite:");
+            int devices = Integer.parseInt(key.substring(key.indexOf(':') + 1));
+            row(
+                    b,
+                    "6",
+                    String.format(
+                            Locale.ROOT,
+                            "sink: upsert one window close, %,d devices (%d connections, batch 500%s)",
+                            devices,
+                            s.parallelism,
+                            rewrite ? ", reWriteBatchedInserts=true" : ""),
+                    fmt("%.2f s", seconds.median()),
+                    spread(seconds, "s"),
+                    rate(devices / seconds.median()).replace("ev/s", "rows/s"));
+        });
         b.append("\n");
-        b.append("(7) Reconciler: ").append(reconciler == null ? "not measured" : reconciler).append("\n");
+        b.append("(7) Reconciler: ")
+                .append(reconciler == null ? "not measured" : reconciler)
+                .append("\n");
         return b.toString();
     }
 
     private static void row(StringBuilder b, String n, String what, String median, String spread, String ratio) {
-        b.append("| ").append(n).append(" | ").append(what).append(" | ").append(median).append(" | ")
-                .append(spread).append(" | ").append(ratio).append(" |\n");
+        b.append("| ")
+                .append(n)
+                .append(" | ")
+                .append(what)
+                .append(" | ")
+                .append(median)
+                .append(" | ")
+                .append(spread)
+                .append(" | ")
+                .append(ratio)
+                .append(" |\n");
     }
 
     private static String rate(Samples x) {
@@ -118,8 +168,14 @@ public final class Report {
             return "";
         }
         String f = unit.equals("s") ? "%.2f" : "%,.0f";
-        return String.format(Locale.ROOT, "±%.0f%% (" + f + " – " + f + " %s, n=%d)",
-                x.spreadPercent(), x.min(), x.max(), unit, x.size());
+        return String.format(
+                Locale.ROOT,
+                "±%.0f%% (" + f + " – " + f + " %s, n=%d)",
+                x.spreadPercent(),
+                x.min(),
+                x.max(),
+                unit,
+                x.size());
     }
 
     private static String fmt(String f, Object... args) {
@@ -144,7 +200,8 @@ public final class Report {
         }
         try {
             return "one pass in its own JVM (reconciler ScaleTest: fabric8 mock API server in CRUD mode,"
-                    + " fake Flink REST and Kafka):\n\n```\n" + Files.readString(file).trim() + "\n```\n";
+                    + " fake Flink REST and Kafka):\n\n```\n"
+                    + Files.readString(file).trim() + "\n```\n";
         } catch (Exception e) {
             return "not measured: " + file + " is missing (" + e.getClass().getSimpleName()
                     + "); the reconciler's ScaleTest did not run.";

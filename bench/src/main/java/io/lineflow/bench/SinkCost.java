@@ -37,25 +37,23 @@ public final class SinkCost {
             for (int w = 0; w < writers; w++) {
                 int writer = w;
                 Connection c = connections.get(w);
-                parts.add(
-                        pool.submit(
-                                () -> {
-                                    try (PreparedStatement ps = c.prepareStatement(statement.query())) {
-                                        int pending = 0;
-                                        for (int d = writer; d < devices; d += writers) {
-                                            statement.statement(ps, row(d, windowStart));
-                                            ps.addBatch();
-                                            if (++pending == batchSize) {
-                                                ps.executeBatch();
-                                                pending = 0;
-                                            }
-                                        }
-                                        if (pending > 0) {
-                                            ps.executeBatch();
-                                        }
-                                    }
-                                    return null;
-                                }));
+                parts.add(pool.submit(() -> {
+                    try (PreparedStatement ps = c.prepareStatement(statement.query())) {
+                        int pending = 0;
+                        for (int d = writer; d < devices; d += writers) {
+                            statement.statement(ps, row(d, windowStart));
+                            ps.addBatch();
+                            if (++pending == batchSize) {
+                                ps.executeBatch();
+                                pending = 0;
+                            }
+                        }
+                        if (pending > 0) {
+                            ps.executeBatch();
+                        }
+                    }
+                    return null;
+                }));
             }
             for (Future<?> f : parts) {
                 f.get();

@@ -73,9 +73,8 @@ public final class Workload {
     }
 
     static void send(KafkaProducer<byte[], byte[]> producer, String topic, int partition, DeviceEvent e) {
-        producer.send(
-                new ProducerRecord<>(
-                        topic, partition, e.deviceId.getBytes(StandardCharsets.UTF_8), DeviceEventJson.toJson(e)));
+        producer.send(new ProducerRecord<>(
+                topic, partition, e.deviceId.getBytes(StandardCharsets.UTF_8), DeviceEventJson.toJson(e)));
     }
 
     static KafkaProducer<byte[], byte[]> producer(String bootstrap) {

@@ -13,21 +13,44 @@ class BenchSmokeTest {
     void everyRowMeasuresSomethingAndTheReportIsWritten() throws Exception {
         Path report = Path.of("target", "bench-smoke", "bench-report.md");
         Files.deleteIfExists(report);
-        BenchSettings s =
-                BenchSettings.parse(
-                        "--events", "4000", "--devices", "40", "--events-per-window", "20",
-                        "--repeats", "1", "--checkpoint-interval-ms", "500",
-                        "--checkpoint-devices", "200", "--checkpoints", "2",
-                        "--checkpoint-cost-interval-ms", "300", "--sink-devices", "100",
-                        "--work-dir", "target/bench-smoke", "--report", report.toString());
+        BenchSettings s = BenchSettings.parse(
+                "--events",
+                "4000",
+                "--devices",
+                "40",
+                "--events-per-window",
+                "20",
+                "--repeats",
+                "1",
+                "--checkpoint-interval-ms",
+                "500",
+                "--checkpoint-devices",
+                "200",
+                "--checkpoints",
+                "2",
+                "--checkpoint-cost-interval-ms",
+                "300",
+                "--sink-devices",
+                "100",
+                "--work-dir",
+                "target/bench-smoke",
+                "--report",
+                report.toString());
 
         String text = Bench.run(s);
 
         assertThat(report).exists();
         assertThat(Files.readString(report)).isEqualTo(text);
         assertThat(text)
-                .contains("consume limit", "lineflow job", "Flink SQL", "Flink SQL with lineflow's dedup", "per core", "checkpoint, HashMap",
-                        "checkpoint, RocksDB incremental", "sink: upsert one window close")
+                .contains(
+                        "consume limit",
+                        "lineflow job",
+                        "Flink SQL",
+                        "Flink SQL with lineflow's dedup",
+                        "per core",
+                        "checkpoint, HashMap",
+                        "checkpoint, RocksDB incremental",
+                        "sink: upsert one window close")
                 .contains("(table checked: exact)")
                 .doesNotContain("NOT exact", "NOT complete", "no completed checkpoint", "| 0 ev/s");
         assertThat(text.lines().filter(l -> l.matches("\\| (1|2|3|3b|4a|4b) \\|.*")))

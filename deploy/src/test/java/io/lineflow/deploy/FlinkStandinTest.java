@@ -2,6 +2,9 @@ package io.lineflow.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,8 +20,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 
 /**
  * The stand-in Flink image (images/flink-standin) honours what the operator's pods expect: the
@@ -32,8 +33,7 @@ class FlinkStandinTest {
     private static final Path ASSEMBLED = STANDIN.resolve("target/flink");
     private static final String JM_MAIN =
             "org.apache.flink.kubernetes.entrypoint.KubernetesApplicationClusterEntrypoint";
-    private static final String TM_MAIN =
-            "org.apache.flink.kubernetes.taskmanager.KubernetesTaskExecutorRunner";
+    private static final String TM_MAIN = "org.apache.flink.kubernetes.taskmanager.KubernetesTaskExecutorRunner";
 
     private static Path home;
     private static Path conf;
@@ -89,14 +89,17 @@ class FlinkStandinTest {
             assertThat(lib).as("provided by the runtime: " + artifact).anyMatch(n -> n.startsWith(artifact + "-"));
         }
         for (String artifact : shaded) {
-            assertThat(lib).as("shaded into the job jar, so not in lib: " + artifact)
+            assertThat(lib)
+                    .as("shaded into the job jar, so not in lib: " + artifact)
                     .noneMatch(n -> n.startsWith(artifact + "-"));
         }
         assertThat(lib)
                 .as("native Kubernetes entry points, Kubernetes HA and the REST API's job endpoints")
                 .anyMatch(n -> n.startsWith("flink-kubernetes-1.20.1"))
                 .anyMatch(n -> n.startsWith("flink-runtime-web-1.20.1"));
-        assertThat(lib.stream().filter(n -> n.matches("(log4j-slf4j.*|slf4j-(simple|nop|reload4j|jdk14).*|logback-classic.*)\\.jar")))
+        assertThat(lib.stream()
+                        .filter(n -> n.matches(
+                                "(log4j-slf4j.*|slf4j-(simple|nop|reload4j|jdk14).*|logback-classic.*)\\.jar")))
                 .as("exactly one slf4j binding, log4j 2's, as in Flink's distribution")
                 .containsExactly("log4j-slf4j-impl-2.24.3.jar");
         assertThat(lib).noneMatch(n -> n.startsWith("flink-metrics-prometheus"));
@@ -106,7 +109,8 @@ class FlinkStandinTest {
 
     @Test
     void jobManagerStartsAsTheOperatorRunsItAndExecsJavaWithFlinksMemoryFlags() throws Exception {
-        Started jm = start(Map.of(), "kubernetes-jobmanager.sh kubernetes-application -Dkubernetes.cluster-id=standin-test");
+        Started jm =
+                start(Map.of(), "kubernetes-jobmanager.sh kubernetes-application -Dkubernetes.cluster-id=standin-test");
         List<String> args = jm.javaArguments();
         assertThat(args)
                 .as("heap and metaspace as BashJavaUtils computes them for a 1600m process")
@@ -119,13 +123,16 @@ class FlinkStandinTest {
         // Nothing more to start: no job jar is configured, so Flink gives up on its own.
         String output = jm.awaitExit();
         assertThat(output).contains("Starting KubernetesApplicationClusterEntrypoint (Version: 1.20.1");
-        assertThat(home.resolve("log/flink--kubernetes-application-0-standin-jm.log")).exists();
+        assertThat(home.resolve("log/flink--kubernetes-application-0-standin-jm.log"))
+                .exists();
     }
 
     @Test
     void taskManagerExecsJavaWithTheMemoryFlagsFlinkPassesInItsEnvironment() throws Exception {
         Started tm = start(
-                Map.of("FLINK_TM_JVM_MEM_OPTS", "-Xmx123m -Xms123m -XX:MaxDirectMemorySize=50m -XX:MaxMetaspaceSize=100m"),
+                Map.of(
+                        "FLINK_TM_JVM_MEM_OPTS",
+                        "-Xmx123m -Xms123m -XX:MaxDirectMemorySize=50m -XX:MaxMetaspaceSize=100m"),
                 "kubernetes-taskmanager.sh -Dtaskmanager.resource-id=standin-tm-1");
         try {
             assertThat(tm.javaArguments())
@@ -141,9 +148,11 @@ class FlinkStandinTest {
     void badStartsFailAtOnceNamingWhatIsWrongAndWhatIsAllowed() throws Exception {
         assertThat(start(Map.of(), "kubernetes-taskmanager.sh").awaitFailure())
                 .contains("FLINK_TM_JVM_MEM_OPTS is not set");
-        assertThat(start(Map.of(), "kubernetes-jobmanager.sh kubernetes-session").awaitFailure())
+        assertThat(start(Map.of(), "kubernetes-jobmanager.sh kubernetes-session")
+                        .awaitFailure())
                 .contains("'kubernetes-session' is not supported; allowed: kubernetes-application");
-        assertThat(start(Map.of("ENABLE_BUILT_IN_PLUGINS", "flink-s3-fs-presto-1.20.1.jar"), "true").awaitFailure())
+        assertThat(start(Map.of("ENABLE_BUILT_IN_PLUGINS", "flink-s3-fs-presto-1.20.1.jar"), "true")
+                        .awaitFailure())
                 .contains("ENABLE_BUILT_IN_PLUGINS='flink-s3-fs-presto-1.20.1.jar' is not supported");
     }
 
@@ -175,15 +184,17 @@ class FlinkStandinTest {
             while (System.nanoTime() < deadline) {
                 ProcessHandle.Info info = process.info();
                 Optional<String> cmd = info.command();
-                if (cmd.isPresent() && cmd.get().endsWith("/java") && info.arguments().isPresent()) {
+                if (cmd.isPresent()
+                        && cmd.get().endsWith("/java")
+                        && info.arguments().isPresent()) {
                     List<String> args = List.of(info.arguments().get());
                     if (args.contains(JM_MAIN) || args.contains(TM_MAIN)) {
                         return args;
                     }
                 }
                 if (!process.isAlive()) {
-                    throw new AssertionError("exited " + process.exitValue() + " without exec'ing java in its own pid:\n"
-                            + Files.readString(output));
+                    throw new AssertionError("exited " + process.exitValue()
+                            + " without exec'ing java in its own pid:\n" + Files.readString(output));
                 }
                 Thread.sleep(20);
             }

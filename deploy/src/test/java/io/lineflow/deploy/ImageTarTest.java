@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +18,6 @@ import java.util.Map;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
-import org.junit.jupiter.api.Test;
 
 /**
  * `make image-tar` (scripts/image.sh tar) builds an image whose layers hold the shaded job jar at
@@ -40,16 +40,15 @@ class ImageTarTest {
                 tar.toString());
 
         Map<String, byte[]> top = untar(Files.newInputStream(tar), name -> true);
-        JsonNode manifest = new ObjectMapper().readTree(top.get("manifest.json")).get(0);
-        JsonNode config = new ObjectMapper().readTree(top.get(manifest.path("Config").asText()));
+        JsonNode manifest =
+                new ObjectMapper().readTree(top.get("manifest.json")).get(0);
+        JsonNode config =
+                new ObjectMapper().readTree(top.get(manifest.path("Config").asText()));
         assertThat(config.at("/config/User").asText()).isEqualTo("9999:9999");
 
         Map<String, byte[]> files = new LinkedHashMap<>();
         for (JsonNode layer : manifest.path("Layers")) {
-            files.putAll(
-                    untar(
-                            new GZIPInputStream(new ByteArrayInputStream(top.get(layer.asText()))),
-                            name -> true));
+            files.putAll(untar(new GZIPInputStream(new ByteArrayInputStream(top.get(layer.asText()))), name -> true));
         }
         assertThat(files).containsKey(JAR);
         assertThat(files.keySet())
@@ -85,8 +84,7 @@ class ImageTarTest {
     }
 
     /** A small reader for ustar/pax archives as Jib writes them (regular files and folders). */
-    static Map<String, byte[]> untar(InputStream raw, java.util.function.Predicate<String> keep)
-            throws IOException {
+    static Map<String, byte[]> untar(InputStream raw, java.util.function.Predicate<String> keep) throws IOException {
         Map<String, byte[]> out = new LinkedHashMap<>();
         try (InputStream in = raw) {
             byte[] header = new byte[512];
@@ -100,7 +98,11 @@ class ImageTarTest {
                 if (!prefix.isEmpty()) {
                     name = prefix + "/" + name;
                 }
-                long size = Long.parseLong(field(header, 124, 12).trim().isEmpty() ? "0" : field(header, 124, 12).trim(), 8);
+                long size = Long.parseLong(
+                        field(header, 124, 12).trim().isEmpty()
+                                ? "0"
+                                : field(header, 124, 12).trim(),
+                        8);
                 char type = (char) header[156];
                 byte[] body = in.readNBytes((int) size);
                 in.skipNBytes((512 - size % 512) % 512);

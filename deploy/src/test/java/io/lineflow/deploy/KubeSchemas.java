@@ -10,6 +10,7 @@ import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SchemaValidatorsConfig;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -44,22 +45,18 @@ final class KubeSchemas {
     static KubeSchemas load() {
         try {
             if (!Files.exists(Repo.OPENAPI)) {
-                throw new IllegalStateException(
-                        Repo.OPENAPI + " is missing: run scripts/k8s-openapi.sh (Maven does so in"
-                                + " generate-test-resources)");
+                throw new IllegalStateException(Repo.OPENAPI
+                        + " is missing: run scripts/k8s-openapi.sh (Maven does so in" + " generate-test-resources)");
             }
             ObjectMapper json = new ObjectMapper();
             JsonNode swagger = json.readTree(Repo.OPENAPI.toFile());
             ObjectNode definitions = (ObjectNode) swagger.path("definitions").deepCopy();
             Map<String, String> gvkToDefinition = new HashMap<>();
-            definitions
-                    .fields()
-                    .forEachRemaining(
-                            e -> {
-                                for (JsonNode gvk : e.getValue().path("x-kubernetes-group-version-kind")) {
-                                    gvkToDefinition.put(apiVersionKind(gvk), e.getKey());
-                                }
-                            });
+            definitions.fields().forEachRemaining(e -> {
+                for (JsonNode gvk : e.getValue().path("x-kubernetes-group-version-kind")) {
+                    gvkToDefinition.put(apiVersionKind(gvk), e.getKey());
+                }
+            });
             relaxIntOrStringAndQuantity(definitions);
             definitions.forEach(KubeSchemas::strict);
 
@@ -74,8 +71,7 @@ final class KubeSchemas {
             }
 
             ObjectNode crd = flinkDeploymentSchema(definitions);
-            schemas.byApiVersionKind.put(
-                    "flink.apache.org/v1beta1/FlinkDeployment", factory.getSchema(crd, config));
+            schemas.byApiVersionKind.put("flink.apache.org/v1beta1/FlinkDeployment", factory.getSchema(crd, config));
             return schemas;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -85,8 +81,7 @@ final class KubeSchemas {
     /** The CRD's openAPIV3Schema made strict, with metadata checked as a real ObjectMeta. */
     static ObjectNode flinkDeploymentSchema(ObjectNode definitions) throws IOException {
         JsonNode crdDoc;
-        try (InputStream in =
-                KubeSchemas.class.getClassLoader().getResourceAsStream(CRD_RESOURCE)) {
+        try (InputStream in = KubeSchemas.class.getClassLoader().getResourceAsStream(CRD_RESOURCE)) {
             if (in == null) {
                 throw new IllegalStateException(CRD_RESOURCE + " not on the test classpath");
             }
@@ -104,8 +99,12 @@ final class KubeSchemas {
         ObjectNode schema = (ObjectNode) version.at("/schema/openAPIV3Schema").deepCopy();
         strict(schema);
         ObjectNode props = (ObjectNode) schema.get("properties");
-        props.set("apiVersion", F.objectNode().put("type", "string").set("enum", F.arrayNode().add("flink.apache.org/v1beta1")));
-        props.set("kind", F.objectNode().put("type", "string").set("enum", F.arrayNode().add("FlinkDeployment")));
+        props.set(
+                "apiVersion",
+                F.objectNode().put("type", "string").set("enum", F.arrayNode().add("flink.apache.org/v1beta1")));
+        props.set(
+                "kind",
+                F.objectNode().put("type", "string").set("enum", F.arrayNode().add("FlinkDeployment")));
         props.set("metadata", F.objectNode().put("$ref", "#/definitions/" + OBJECT_META));
         schema.set("definitions", definitions);
         return schema;
@@ -118,7 +117,9 @@ final class KubeSchemas {
      * either) and documentation to keep the validator lean.
      */
     static void strict(JsonNode node) {
-        if (node instanceof ObjectNode o && o.has("properties") && o.get("properties").isObject()) {
+        if (node instanceof ObjectNode o
+                && o.has("properties")
+                && o.get("properties").isObject()) {
             // A properties map: its keys are field names, not keywords; only its values are schemas.
             o.get("properties").forEach(KubeSchemas::strict);
         }
@@ -144,13 +145,11 @@ final class KubeSchemas {
                 }
             });
             vendorKeys.forEach(o::remove);
-            o.fields()
-                    .forEachRemaining(
-                            e -> {
-                                if (!e.getKey().equals("properties")) {
-                                    recurse(e.getValue());
-                                }
-                            });
+            o.fields().forEachRemaining(e -> {
+                if (!e.getKey().equals("properties")) {
+                    recurse(e.getValue());
+                }
+            });
         }
     }
 
@@ -168,14 +167,14 @@ final class KubeSchemas {
                 "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
                 F.objectNode().set("type", stringOrNumber.deepCopy()));
         definitions.set(
-                "io.k8s.apimachinery.pkg.api.resource.Quantity",
-                F.objectNode().set("type", stringOrNumber.deepCopy()));
+                "io.k8s.apimachinery.pkg.api.resource.Quantity", F.objectNode().set("type", stringOrNumber.deepCopy()));
     }
 
     private static String apiVersionKind(JsonNode gvk) {
         String group = gvk.path("group").asText();
         String version = gvk.path("version").asText();
-        return (group.isEmpty() ? version : group + "/" + version) + "/" + gvk.path("kind").asText();
+        return (group.isEmpty() ? version : group + "/" + version) + "/"
+                + gvk.path("kind").asText();
     }
 
     static String apiVersionKindOf(JsonNode object) {

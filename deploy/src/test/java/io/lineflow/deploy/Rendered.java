@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -53,7 +54,9 @@ final class Rendered {
     }
 
     List<ObjectNode> ofKind(String kind) {
-        return objects.stream().filter(o -> kind.equals(o.path("kind").asText())).toList();
+        return objects.stream()
+                .filter(o -> kind.equals(o.path("kind").asText()))
+                .toList();
     }
 
     ObjectNode one(String kind) {
@@ -65,7 +68,9 @@ final class Rendered {
     }
 
     Optional<ObjectNode> named(String kind, String name) {
-        return ofKind(kind).stream().filter(o -> name.equals(id(o).split("/")[1])).findFirst();
+        return ofKind(kind).stream()
+                .filter(o -> name.equals(id(o).split("/")[1]))
+                .findFirst();
     }
 
     static String id(JsonNode o) {
@@ -77,11 +82,8 @@ final class Rendered {
         for (ObjectNode o : objects) {
             switch (o.path("kind").asText()) {
                 case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job" ->
-                        visitor.visit(id(o), o.path("spec").path("template").path("spec"));
-                case "CronJob" ->
-                        visitor.visit(
-                                id(o),
-                                o.at("/spec/jobTemplate/spec/template/spec"));
+                    visitor.visit(id(o), o.path("spec").path("template").path("spec"));
+                case "CronJob" -> visitor.visit(id(o), o.at("/spec/jobTemplate/spec/template/spec"));
                 case "Pod" -> visitor.visit(id(o), o.path("spec"));
                 case "FlinkDeployment" -> {
                     visitor.visit(id(o), o.at("/spec/podTemplate/spec"));

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -11,9 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /** What every overlay must say for the job to stay exact, secure and findable. */
 class RenderedOutputTest {
@@ -38,11 +39,15 @@ class RenderedOutputTest {
         String image = "registry.test:5000/team/lineflow-job:9.9.9";
         Rendered r = Rendered.overlay(overlay, image);
         assertThat(flink(r).at("/spec/image").asText()).isEqualTo(image);
-        assertThat(r.named("Job", "lineflow-migrate").orElseThrow().at("/spec/template/spec/containers/0/image").asText())
+        assertThat(r.named("Job", "lineflow-migrate")
+                        .orElseThrow()
+                        .at("/spec/template/spec/containers/0/image")
+                        .asText())
                 .isEqualTo(image);
 
         String digest = "registry.test/lineflow-job@sha256:" + "a".repeat(64);
-        assertThat(flink(Rendered.overlay(overlay, digest)).at("/spec/image").asText()).isEqualTo(digest);
+        assertThat(flink(Rendered.overlay(overlay, digest)).at("/spec/image").asText())
+                .isEqualTo(digest);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -50,8 +55,14 @@ class RenderedOutputTest {
     void overlayOwnImageReachesSpecImage(String overlay) {
         Rendered r = Rendered.kustomize(Repo.overlay(overlay));
         String image = flink(r).at("/spec/image").asText();
-        assertThat(image).as("kustomize images: must reach spec.image").contains(":").isNotEqualTo("lineflow-job");
-        assertThat(r.named("Job", "lineflow-migrate").orElseThrow().at("/spec/template/spec/containers/0/image").asText())
+        assertThat(image)
+                .as("kustomize images: must reach spec.image")
+                .contains(":")
+                .isNotEqualTo("lineflow-job");
+        assertThat(r.named("Job", "lineflow-migrate")
+                        .orElseThrow()
+                        .at("/spec/template/spec/containers/0/image")
+                        .asText())
                 .isEqualTo(image);
     }
 
@@ -62,7 +73,8 @@ class RenderedOutputTest {
         JsonNode conf = conf(r);
         assertThat(conf.path("execution.checkpointing.interval").asText()).isNotBlank();
         assertThat(conf.path("execution.checkpointing.mode").asText()).isEqualTo("EXACTLY_ONCE");
-        assertThat(conf.path("execution.checkpointing.externalized-checkpoint-retention").asText())
+        assertThat(conf.path("execution.checkpointing.externalized-checkpoint-retention")
+                        .asText())
                 .isEqualTo("RETAIN_ON_CANCELLATION");
         for (String key : List.of("state.checkpoints.dir", "state.savepoints.dir", "high-availability.storageDir")) {
             assertDurable(r, key, conf.path(key).asText());
@@ -112,44 +124,33 @@ class RenderedOutputTest {
         Rendered r = Rendered.kustomize(Repo.overlay(overlay));
         assertThat(r.ofKind("Secret")).as("Secrets are created outside git").isEmpty();
         List<String> leaks = new ArrayList<>();
-        r.forEachPodSpec(
-                (where, pod) ->
-                        Rendered.forEachContainer(
-                                pod,
-                                c ->
-                                        c.path("env")
-                                                .forEach(
-                                                        e -> {
-                                                            if (SECRET_LIKE.matcher(e.path("name").asText()).matches()
-                                                                    && e.has("value")) {
-                                                                leaks.add(where + " env " + e.path("name").asText());
-                                                            }
-                                                        })));
+        r.forEachPodSpec((where, pod) -> Rendered.forEachContainer(
+                pod,
+                c -> c.path("env").forEach(e -> {
+                    if (SECRET_LIKE.matcher(e.path("name").asText()).matches() && e.has("value")) {
+                        leaks.add(where + " env " + e.path("name").asText());
+                    }
+                })));
         for (ObjectNode cm : r.ofKind("ConfigMap")) {
-            cm.path("data")
-                    .fields()
-                    .forEachRemaining(
-                            f -> {
-                                for (String line : f.getValue().asText().split("\n")) {
-                                    String key = line.split("[=:]", 2)[0].trim();
-                                    if (!line.trim().startsWith("#") && SECRET_LIKE.matcher(key).matches()) {
-                                        leaks.add(Rendered.id(cm) + " " + f.getKey() + ": " + key);
-                                    }
-                                }
-                            });
+            cm.path("data").fields().forEachRemaining(f -> {
+                for (String line : f.getValue().asText().split("\n")) {
+                    String key = line.split("[=:]", 2)[0].trim();
+                    if (!line.trim().startsWith("#") && SECRET_LIKE.matcher(key).matches()) {
+                        leaks.add(Rendered.id(cm) + " " + f.getKey() + ": " + key);
+                    }
+                }
+            });
         }
         assertThat(leaks).isEmpty();
         Set<String> secretRefs = new HashSet<>();
-        r.forEachPodSpec(
-                (where, pod) ->
-                        Rendered.forEachContainer(
-                                pod,
-                                c -> c.path("env").forEach(e -> {
-                                    JsonNode ref = e.at("/valueFrom/secretKeyRef/name");
-                                    if (!ref.isMissingNode()) {
-                                        secretRefs.add(ref.asText());
-                                    }
-                                })));
+        r.forEachPodSpec((where, pod) -> Rendered.forEachContainer(
+                pod,
+                c -> c.path("env").forEach(e -> {
+                    JsonNode ref = e.at("/valueFrom/secretKeyRef/name");
+                    if (!ref.isMissingNode()) {
+                        secretRefs.add(ref.asText());
+                    }
+                })));
         assertThat(secretRefs).contains("lineflow-db").isSubsetOf("lineflow-db", "lineflow-s3");
     }
 
@@ -172,7 +173,8 @@ class RenderedOutputTest {
         String ns = flink(r).at("/metadata/namespace").asText();
         assertThat(ns).isNotBlank();
         for (ObjectNode rb : r.ofKind("RoleBinding")) {
-            rb.path("subjects").forEach(s -> assertThat(s.path("namespace").asText()).isEqualTo(ns));
+            rb.path("subjects")
+                    .forEach(s -> assertThat(s.path("namespace").asText()).isEqualTo(ns));
         }
     }
 
@@ -193,7 +195,8 @@ class RenderedOutputTest {
         JsonNode podLabels = fd.at("/spec/podTemplate/metadata/labels");
         pm.at("/spec/selector/matchLabels")
                 .fields()
-                .forEachRemaining(l -> assertThat(podLabels.path(l.getKey()).asText()).isEqualTo(l.getValue().asText()));
+                .forEachRemaining(l -> assertThat(podLabels.path(l.getKey()).asText())
+                        .isEqualTo(l.getValue().asText()));
         String port = pm.at("/spec/podMetricsEndpoints/0/port").asText();
         List<String> ports = new ArrayList<>();
         fd.at("/spec/podTemplate/spec/containers/0/ports").forEach(p -> {
@@ -201,14 +204,24 @@ class RenderedOutputTest {
                 ports.add(p.path("containerPort").asText());
             }
         });
-        assertThat(ports).containsExactly(conf(r).path("metrics.reporter.prom.port").asText());
-        assertThat(r.named("ConfigMap", "lineflow-grafana-dashboard").orElseThrow().at("/metadata/labels/grafana_dashboard").asText())
+        assertThat(ports)
+                .containsExactly(conf(r).path("metrics.reporter.prom.port").asText());
+        assertThat(r.named("ConfigMap", "lineflow-grafana-dashboard")
+                        .orElseThrow()
+                        .at("/metadata/labels/grafana_dashboard")
+                        .asText())
                 .isEqualTo("1");
     }
 
     private static String configFile(Rendered r) {
-        String volumeCm = flink(r).at("/spec/podTemplate/spec/volumes").findValue("configMap").path("name").asText();
-        return r.named("ConfigMap", volumeCm).orElseThrow().at("/data/lineflow.properties").asText();
+        String volumeCm = flink(r).at("/spec/podTemplate/spec/volumes")
+                .findValue("configMap")
+                .path("name")
+                .asText();
+        return r.named("ConfigMap", volumeCm)
+                .orElseThrow()
+                .at("/data/lineflow.properties")
+                .asText();
     }
 
     private static void assertDurable(Rendered r, String key, String value) {
@@ -216,7 +229,9 @@ class RenderedOutputTest {
         if (value.startsWith("s3://") || value.startsWith("gs://") || value.startsWith("abfs://")) {
             return;
         }
-        assertThat(value).as(key + " must be object storage or a path on a mounted volume").startsWith("file:///");
+        assertThat(value)
+                .as(key + " must be object storage or a path on a mounted volume")
+                .startsWith("file:///");
         String path = value.substring("file://".length());
         List<String> mounts = new ArrayList<>();
         flink(r).at("/spec/podTemplate/spec/containers/0/volumeMounts").forEach(m -> {
@@ -239,34 +254,31 @@ class RenderedOutputTest {
 
     private static void assertNonRoot(Rendered r) {
         List<String> problems = new ArrayList<>();
-        r.forEachPodSpec(
-                (where, pod) -> {
-                    if (pod.isMissingNode()) {
-                        return;
-                    }
-                    JsonNode podSc = pod.path("securityContext");
-                    Rendered.forEachContainer(
-                            pod,
-                            c -> {
-                                JsonNode sc = c.path("securityContext");
-                                String name = where + " container " + c.path("name").asText();
-                                boolean nonRoot =
-                                        sc.path("runAsNonRoot").asBoolean(podSc.path("runAsNonRoot").asBoolean(false));
-                                long uid = sc.path("runAsUser").asLong(podSc.path("runAsUser").asLong(-1));
-                                if (!nonRoot) {
-                                    problems.add(name + ": runAsNonRoot is not true");
-                                }
-                                if (uid == 0) {
-                                    problems.add(name + ": runAsUser 0");
-                                }
-                                if (sc.path("allowPrivilegeEscalation").asBoolean(true)) {
-                                    problems.add(name + ": allowPrivilegeEscalation is not false");
-                                }
-                                if (sc.path("privileged").asBoolean(false)) {
-                                    problems.add(name + ": privileged");
-                                }
-                            });
-                });
+        r.forEachPodSpec((where, pod) -> {
+            if (pod.isMissingNode()) {
+                return;
+            }
+            JsonNode podSc = pod.path("securityContext");
+            Rendered.forEachContainer(pod, c -> {
+                JsonNode sc = c.path("securityContext");
+                String name = where + " container " + c.path("name").asText();
+                boolean nonRoot = sc.path("runAsNonRoot")
+                        .asBoolean(podSc.path("runAsNonRoot").asBoolean(false));
+                long uid = sc.path("runAsUser").asLong(podSc.path("runAsUser").asLong(-1));
+                if (!nonRoot) {
+                    problems.add(name + ": runAsNonRoot is not true");
+                }
+                if (uid == 0) {
+                    problems.add(name + ": runAsUser 0");
+                }
+                if (sc.path("allowPrivilegeEscalation").asBoolean(true)) {
+                    problems.add(name + ": allowPrivilegeEscalation is not false");
+                }
+                if (sc.path("privileged").asBoolean(false)) {
+                    problems.add(name + ": privileged");
+                }
+            });
+        });
         assertThat(problems).as(r.source).isEmpty();
     }
 
@@ -280,23 +292,23 @@ class RenderedOutputTest {
                 dangling.add("FlinkDeployment serviceAccount " + sa);
             }
         }
-        r.forEachPodSpec(
-                (where, pod) -> {
-                    String sa = pod.path("serviceAccountName").asText("");
-                    if (!sa.isEmpty() && !names.contains("ServiceAccount/" + sa)) {
-                        dangling.add(where + " serviceAccountName " + sa);
+        r.forEachPodSpec((where, pod) -> {
+            String sa = pod.path("serviceAccountName").asText("");
+            if (!sa.isEmpty() && !names.contains("ServiceAccount/" + sa)) {
+                dangling.add(where + " serviceAccountName " + sa);
+            }
+            pod.path("volumes").forEach(v -> {
+                for (Map.Entry<String, String> ref : Map.of(
+                                "configMap", "ConfigMap", "persistentVolumeClaim", "PersistentVolumeClaim")
+                        .entrySet()) {
+                    JsonNode src = v.path(ref.getKey());
+                    String n = src.path("name").asText(src.path("claimName").asText(""));
+                    if (!src.isMissingNode() && !names.contains(ref.getValue() + "/" + n)) {
+                        dangling.add(where + " volume " + ref.getValue() + "/" + n);
                     }
-                    pod.path("volumes").forEach(v -> {
-                        for (Map.Entry<String, String> ref :
-                                Map.of("configMap", "ConfigMap", "persistentVolumeClaim", "PersistentVolumeClaim").entrySet()) {
-                            JsonNode src = v.path(ref.getKey());
-                            String n = src.path("name").asText(src.path("claimName").asText(""));
-                            if (!src.isMissingNode() && !names.contains(ref.getValue() + "/" + n)) {
-                                dangling.add(where + " volume " + ref.getValue() + "/" + n);
-                            }
-                        }
-                    });
-                });
+                }
+            });
+        });
         for (ObjectNode rb : r.ofKind("RoleBinding")) {
             String role = rb.at("/roleRef/name").asText();
             if (!names.contains(rb.at("/roleRef/kind").asText() + "/" + role)) {

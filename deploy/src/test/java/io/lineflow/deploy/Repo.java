@@ -12,12 +12,12 @@ import java.util.concurrent.TimeUnit;
 
 /** Paths of the repository under test and a runner for its scripts. */
 final class Repo {
-    static final Path ROOT =
-            Path.of(System.getProperty("lineflow.repo.root", "..")).toAbsolutePath().normalize();
-    static final Path TEST_RESOURCES =
-            Path.of(System.getProperty("lineflow.test.resources", "src/test/resources"))
-                    .toAbsolutePath()
-                    .normalize();
+    static final Path ROOT = Path.of(System.getProperty("lineflow.repo.root", ".."))
+            .toAbsolutePath()
+            .normalize();
+    static final Path TEST_RESOURCES = Path.of(System.getProperty("lineflow.test.resources", "src/test/resources"))
+            .toAbsolutePath()
+            .normalize();
     static final Path KUBECTL = ROOT.resolve("bin/kubectl");
     static final Path OPENAPI = ROOT.resolve(".cache/k8s-openapi/swagger.json");
 
@@ -37,11 +37,10 @@ final class Repo {
             Path out = Files.createTempFile("lineflow-run", ".out");
             Path err = Files.createTempFile("lineflow-run", ".err");
             try {
-                ProcessBuilder pb =
-                        new ProcessBuilder(List.of(command))
-                                .directory(ROOT.toFile())
-                                .redirectOutput(out.toFile())
-                                .redirectError(err.toFile());
+                ProcessBuilder pb = new ProcessBuilder(List.of(command))
+                        .directory(ROOT.toFile())
+                        .redirectOutput(out.toFile())
+                        .redirectError(err.toFile());
                 pb.environment().putAll(env);
                 Process p = pb.start();
                 if (!p.waitFor(5, TimeUnit.MINUTES)) {
@@ -49,12 +48,11 @@ final class Repo {
                     throw new AssertionError("timed out: " + String.join(" ", command));
                 }
                 if (p.exitValue() != 0) {
-                    throw new CommandFailed(
-                            String.join(" ", command)
-                                    + " exited "
-                                    + p.exitValue()
-                                    + ":\n"
-                                    + Files.readString(err, StandardCharsets.UTF_8));
+                    throw new CommandFailed(String.join(" ", command)
+                            + " exited "
+                            + p.exitValue()
+                            + ":\n"
+                            + Files.readString(err, StandardCharsets.UTF_8));
                 }
                 return Files.readString(out, StandardCharsets.UTF_8);
             } finally {

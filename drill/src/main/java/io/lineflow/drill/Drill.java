@@ -36,11 +36,17 @@ public final class Drill {
             String v = args[i + 1];
             switch (args[i]) {
                 case "--faults":
-                    faults = v.equals("all") ? Arrays.asList(Fault.values())
-                            : v.equals("none") ? List.of() : Arrays.stream(v.split(",")).map(Fault::byId).toList();
+                    faults = v.equals("all")
+                            ? Arrays.asList(Fault.values())
+                            : v.equals("none")
+                                    ? List.of()
+                                    : Arrays.stream(v.split(","))
+                                            .map(Fault::byId)
+                                            .toList();
                     break;
                 case "--points":
-                    points = Arrays.stream(v.split(",")).map(Double::parseDouble).toList();
+                    points =
+                            Arrays.stream(v.split(",")).map(Double::parseDouble).toList();
                     break;
                 case "--controls":
                     controls = Boolean.parseBoolean(v);
@@ -61,7 +67,8 @@ public final class Drill {
                     settings.millisPerWindow = Long.parseLong(v);
                     break;
                 default:
-                    throw new IllegalArgumentException("unknown option " + args[i] + "; see the Drill class comment or README");
+                    throw new IllegalArgumentException(
+                            "unknown option " + args[i] + "; see the Drill class comment or README");
             }
         }
         List<Scenario> scenarios = new ArrayList<>();
@@ -93,10 +100,14 @@ public final class Drill {
             results.add(r);
         }
         OUT.print(DrillReport.summary(results));
-        OUT.println("Report: " + DrillReport.writeHtml(results, settings.work,
-                "Local: real Kafka and PostgreSQL, Flink as separate JobManager and TaskManager processes with "
-                        + "ZooKeeper HA (one scenario on Kubernetes HA). Recovery is the time from the fault to the job "
-                        + "RUNNING again with every task running, as Flink's REST API reports it.").toAbsolutePath());
+        OUT.println("Report: "
+                + DrillReport.writeHtml(
+                                results,
+                                settings.work,
+                                "Local: real Kafka and PostgreSQL, Flink as separate JobManager and TaskManager processes with "
+                                        + "ZooKeeper HA (one scenario on Kubernetes HA). Recovery is the time from the fault to the job "
+                                        + "RUNNING again with every task running, as Flink's REST API reports it.")
+                        .toAbsolutePath());
         return results;
     }
 
@@ -107,10 +118,13 @@ public final class Drill {
         if (!Files.exists(s.jobJar)) {
             throw new IllegalStateException("job jar " + s.jobJar + " not found: build it first (mvn -pl job package)");
         }
-        s.classpath = Arrays.asList(Files.readString(Path.of(required("drill.classpath.file"))).trim().split(":"));
+        s.classpath = Arrays.asList(Files.readString(Path.of(required("drill.classpath.file")))
+                .trim()
+                .split(":"));
         s.drillClasses = Path.of(required("drill.classes"));
         s.work = Path.of(System.getProperty("drill.work", "target/drill")).toAbsolutePath();
-        s.repo = Path.of(System.getProperty("drill.repo", "..")).toAbsolutePath().normalize();
+        s.repo =
+                Path.of(System.getProperty("drill.repo", "..")).toAbsolutePath().normalize();
         return s;
     }
 

@@ -16,29 +16,46 @@ import java.util.TreeSet;
  * discrepancies found.
  */
 final class DrillReport {
-    private static final DateTimeFormatter HHMM = DateTimeFormatter.ofPattern("HH:mm").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter HHMM =
+            DateTimeFormatter.ofPattern("HH:mm").withZone(ZoneOffset.UTC);
 
     private DrillReport() {}
 
     static String summary(List<ScenarioResult> results) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format("%n%-34s %-30s %9s %10s %12s %s%n", "scenario", "verdict", "rows", "→RUNNING", "output gap", "discrepancies"));
+        b.append(String.format(
+                "%n%-34s %-30s %9s %10s %12s %s%n",
+                "scenario", "verdict", "rows", "→RUNNING", "output gap", "discrepancies"));
         for (ScenarioResult r : results) {
-            b.append(String.format("%-34s %-30s %9s %10s %12s %s%n",
-                    r.scenario.name, r.verdict(), r.rowsActual + "/" + r.rowsExpected,
+            b.append(String.format(
+                    "%-34s %-30s %9s %10s %12s %s%n",
+                    r.scenario.name,
+                    r.verdict(),
+                    r.rowsActual + "/" + r.rowsExpected,
                     r.recoveryMillis == null ? "no stop" : ScenarioRunner.seconds(r.recoveryMillis),
                     r.outputGapMillis == null ? "—" : ScenarioRunner.seconds(r.outputGapMillis),
-                    r.error != null ? r.error : String.format("%d missing, %d extra, %d wrong rows%s", r.missing, r.extra, r.wrong,
-                            r.problems.stream().anyMatch(p -> p.startsWith("REJECTED")) ? ", rejected_events differ" : "")));
+                    r.error != null
+                            ? r.error
+                            : String.format(
+                                    "%d missing, %d extra, %d wrong rows%s",
+                                    r.missing,
+                                    r.extra,
+                                    r.wrong,
+                                    r.problems.stream().anyMatch(p -> p.startsWith("REJECTED"))
+                                            ? ", rejected_events differ"
+                                            : "")));
         }
         long failed = results.stream().filter(r -> !r.passed()).count();
         boolean anyFault = results.stream().anyMatch(r -> r.scenario.injects);
         boolean anyControl = results.stream().anyMatch(r -> r.scenario.control);
-        b.append(failed == 0
-                ? String.format("%nALL %d SCENARIOS PASSED: %s%s.%n", results.size(),
-                        anyFault ? "every fault left the table exact" : "the table is exact",
-                        anyControl ? ", every control was caught" : "")
-                : String.format("%n%d OF %d SCENARIOS FAILED.%n", failed, results.size()));
+        b.append(
+                failed == 0
+                        ? String.format(
+                                "%nALL %d SCENARIOS PASSED: %s%s.%n",
+                                results.size(),
+                                anyFault ? "every fault left the table exact" : "the table is exact",
+                                anyControl ? ", every control was caught" : "")
+                        : String.format("%n%d OF %d SCENARIOS FAILED.%n", failed, results.size()));
         return b.toString();
     }
 
@@ -54,30 +71,66 @@ final class DrillReport {
                 .append(".ok{color:#0a7d32;font-weight:600}.bad{color:#c0262d;font-weight:600}")
                 .append("section{margin:2em 0}pre{background:#f6f6f6;padding:.6em;overflow:auto;max-height:14em}")
                 .append("</style></head><body>");
-        h.append("<h1>lineflow restart drill</h1><p>").append(Instant.now()).append(" — ")
-                .append(results.stream().allMatch(ScenarioResult::passed)
-                        ? "<span class=ok>all scenarios passed</span>"
-                        : "<span class=bad>some scenarios failed</span>")
-                .append("</p><h2>Backend</h2><p>").append(esc(backend))
+        h.append("<h1>lineflow restart drill</h1><p>")
+                .append(Instant.now())
+                .append(" — ")
+                .append(
+                        results.stream().allMatch(ScenarioResult::passed)
+                                ? "<span class=ok>all scenarios passed</span>"
+                                : "<span class=bad>some scenarios failed</span>")
+                .append("</p><h2>Backend</h2><p>")
+                .append(esc(backend))
                 .append("</p><table><tr><th>scenario</th><th>verdict</th><th>rows (actual/expected)</th>")
-                .append("<th>injection → RUNNING</th><th>injection → first new row</th><th>rejected events</th><th>took</th></tr>");
+                .append(
+                        "<th>injection → RUNNING</th><th>injection → first new row</th><th>rejected events</th><th>took</th></tr>");
         for (ScenarioResult r : results) {
-            h.append("<tr><td><a href=\"#").append(anchor(r)).append("\">").append(esc(r.scenario.name)).append("</a></td>")
-                    .append("<td class=").append(r.passed() ? "ok" : "bad").append('>').append(esc(r.verdict())).append("</td>")
-                    .append("<td>").append(r.rowsActual).append(" / ").append(r.rowsExpected).append("</td>")
-                    .append("<td>").append(r.recoveryMillis == null ? "did not stop" : ScenarioRunner.seconds(r.recoveryMillis)).append("</td>")
-                    .append("<td>").append(r.outputGapMillis == null ? "—" : ScenarioRunner.seconds(r.outputGapMillis)).append("</td>")
-                    .append("<td>").append(r.rejectionsActual.equals(r.rejectionsExpected) ? "as expected" : "differ").append("</td>")
-                    .append("<td>").append(ScenarioRunner.seconds(r.durationMillis)).append("</td></tr>");
+            h.append("<tr><td><a href=\"#")
+                    .append(anchor(r))
+                    .append("\">")
+                    .append(esc(r.scenario.name))
+                    .append("</a></td>")
+                    .append("<td class=")
+                    .append(r.passed() ? "ok" : "bad")
+                    .append('>')
+                    .append(esc(r.verdict()))
+                    .append("</td>")
+                    .append("<td>")
+                    .append(r.rowsActual)
+                    .append(" / ")
+                    .append(r.rowsExpected)
+                    .append("</td>")
+                    .append("<td>")
+                    .append(r.recoveryMillis == null ? "did not stop" : ScenarioRunner.seconds(r.recoveryMillis))
+                    .append("</td>")
+                    .append("<td>")
+                    .append(r.outputGapMillis == null ? "—" : ScenarioRunner.seconds(r.outputGapMillis))
+                    .append("</td>")
+                    .append("<td>")
+                    .append(r.rejectionsActual.equals(r.rejectionsExpected) ? "as expected" : "differ")
+                    .append("</td>")
+                    .append("<td>")
+                    .append(ScenarioRunner.seconds(r.durationMillis))
+                    .append("</td></tr>");
         }
         h.append("</table>");
         for (ScenarioResult r : results) {
-            h.append("<section id=\"").append(anchor(r)).append("\"><h2>").append(esc(r.scenario.name)).append(" — <span class=")
-                    .append(r.passed() ? "ok" : "bad").append('>').append(esc(r.verdict())).append("</span></h2>");
+            h.append("<section id=\"")
+                    .append(anchor(r))
+                    .append("\"><h2>")
+                    .append(esc(r.scenario.name))
+                    .append(" — <span class=")
+                    .append(r.passed() ? "ok" : "bad")
+                    .append('>')
+                    .append(esc(r.verdict()))
+                    .append("</span></h2>");
             h.append("<p>Pieces per window, all devices: <span style=\"color:#1f6feb\">expected</span> and ")
-                    .append("<span style=\"color:#e8590c\">in the table</span>.</p>").append(chart(r.piecesExpected, r.piecesActual));
-            h.append("<p>Rejected events expected ").append(esc(r.rejectionsExpected)).append(", found ")
-                    .append(esc(r.rejectionsActual)).append(".</p>");
+                    .append("<span style=\"color:#e8590c\">in the table</span>.</p>")
+                    .append(chart(r.piecesExpected, r.piecesActual));
+            h.append("<p>Rejected events expected ")
+                    .append(esc(r.rejectionsExpected))
+                    .append(", found ")
+                    .append(esc(r.rejectionsActual))
+                    .append(".</p>");
             if (r.error != null) {
                 h.append("<pre>").append(esc(r.error)).append("</pre>");
             } else if (!r.problems.isEmpty()) {
@@ -123,9 +176,25 @@ final class DrillReport {
                         + "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text><text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%s UTC</text>"
                         + "<polyline fill=\"none\" stroke=\"#1f6feb\" stroke-width=\"4\" stroke-opacity=\"0.5\" points=\"%s\"/>"
                         + "<polyline fill=\"none\" stroke=\"#e8590c\" stroke-width=\"1.5\" points=\"%s\"/></svg>",
-                width, height, width, height, pad, height - pad, width - pad, height - pad,
-                pad, max, height - pad, pad, height - 8, HHMM.format(Instant.ofEpochMilli(windows.first())),
-                width - pad, height - 8, HHMM.format(Instant.ofEpochMilli(windows.last())), e, a);
+                width,
+                height,
+                width,
+                height,
+                pad,
+                height - pad,
+                width - pad,
+                height - pad,
+                pad,
+                max,
+                height - pad,
+                pad,
+                height - 8,
+                HHMM.format(Instant.ofEpochMilli(windows.first())),
+                width - pad,
+                height - 8,
+                HHMM.format(Instant.ofEpochMilli(windows.last())),
+                e,
+                a);
     }
 
     private static double y(long value, long max, int height, int pad) {

@@ -27,8 +27,7 @@ enum Fault {
                 return f;
             }
         }
-        throw new IllegalArgumentException(
-                "unknown fault '" + id + "'; known: tm-kill, jm-failover, full-restart, db-outage,"
-                        + " kafka-restart, upgrade, all");
+        throw new IllegalArgumentException("unknown fault '" + id
+                + "'; known: tm-kill, jm-failover, full-restart, db-outage," + " kafka-restart, upgrade, all");
     }
 }

@@ -27,10 +27,11 @@ final class FlinkRest {
     /** GET; empty when the endpoint is down or answers with an error. */
     Optional<JsonNode> get(String url) {
         try {
-            HttpResponse<String> r =
-                    http.send(
-                            HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
-                            HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(url))
+                            .timeout(Duration.ofSeconds(5))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 ? Optional.of(json.readTree(r.body())) : Optional.empty();
         } catch (IOException e) {
             return Optional.empty();
@@ -42,14 +43,13 @@ final class FlinkRest {
 
     JsonNode post(String url, HttpRequest.BodyPublisher body, String contentType) throws IOException {
         try {
-            HttpResponse<String> r =
-                    http.send(
-                            HttpRequest.newBuilder(URI.create(url))
-                                    .timeout(Duration.ofSeconds(120))
-                                    .header("Content-Type", contentType)
-                                    .POST(body)
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(url))
+                            .timeout(Duration.ofSeconds(120))
+                            .header("Content-Type", contentType)
+                            .POST(body)
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() >= 300) {
                 throw new IOException("POST " + url + " answered " + r.statusCode() + ": " + r.body());
             }
@@ -69,10 +69,10 @@ final class FlinkRest {
                 .getBytes(StandardCharsets.UTF_8));
         body.write(Files.readAllBytes(jar));
         body.write(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
-        JsonNode r =
-                post(base + "/jars/upload",
-                        HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()),
-                        "multipart/form-data; boundary=" + boundary);
+        JsonNode r = post(
+                base + "/jars/upload",
+                HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()),
+                "multipart/form-data; boundary=" + boundary);
         String file = r.path("filename").asText();
         return file.substring(file.lastIndexOf('/') + 1);
     }
@@ -88,10 +88,10 @@ final class FlinkRest {
             req.put("savepointPath", restoreFrom);
             req.put("allowNonRestoredState", false); // every piece of state must find its operator
         }
-        JsonNode r =
-                post(base + "/jars/" + jarId + "/run",
-                        HttpRequest.BodyPublishers.ofString(json.writeValueAsString(req)),
-                        "application/json");
+        JsonNode r = post(
+                base + "/jars/" + jarId + "/run",
+                HttpRequest.BodyPublishers.ofString(json.writeValueAsString(req)),
+                "application/json");
         return r.path("jobid").asText();
     }
 
@@ -100,12 +100,12 @@ final class FlinkRest {
         ObjectNode req = json.createObjectNode();
         req.put("targetDirectory", dir);
         req.put("drain", false);
-        String trigger =
-                post(base + "/jobs/" + jobId + "/stop",
-                                HttpRequest.BodyPublishers.ofString(json.writeValueAsString(req)),
-                                "application/json")
-                        .path("request-id")
-                        .asText();
+        String trigger = post(
+                        base + "/jobs/" + jobId + "/stop",
+                        HttpRequest.BodyPublishers.ofString(json.writeValueAsString(req)),
+                        "application/json")
+                .path("request-id")
+                .asText();
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
         while (System.nanoTime() < deadline) {
             Optional<JsonNode> s = get(base + "/jobs/" + jobId + "/savepoints/" + trigger);
@@ -123,22 +123,22 @@ final class FlinkRest {
 
     /** The job's state, and whether every task runs; empty if the endpoint cannot tell. */
     Optional<JobStatus> job(String base, String jobId) {
-        return get(base + "/jobs/" + jobId)
-                .map(
-                        j -> {
-                            boolean allRunning = j.path("vertices").size() > 0;
-                            for (JsonNode v : j.path("vertices")) {
-                                allRunning &= v.path("status").asText().equals("RUNNING");
-                            }
-                            return new JobStatus(
-                                    j.path("state").asText(),
-                                    allRunning,
-                                    j.path("timestamps").path("RUNNING").asLong());
-                        });
+        return get(base + "/jobs/" + jobId).map(j -> {
+            boolean allRunning = j.path("vertices").size() > 0;
+            for (JsonNode v : j.path("vertices")) {
+                allRunning &= v.path("status").asText().equals("RUNNING");
+            }
+            return new JobStatus(
+                    j.path("state").asText(),
+                    allRunning,
+                    j.path("timestamps").path("RUNNING").asLong());
+        });
     }
 
     int taskManagers(String base) {
-        return get(base + "/taskmanagers").map(j -> j.path("taskmanagers").size()).orElse(0);
+        return get(base + "/taskmanagers")
+                .map(j -> j.path("taskmanagers").size())
+                .orElse(0);
     }
 
     /** A job's state as the REST API reports it. */

@@ -63,9 +63,12 @@ enum KubeFault {
             } else if (t.equals("faults")) {
                 Arrays.stream(values()).filter(f -> !f.control).forEach(out::add);
             } else {
-                out.add(Arrays.stream(values()).filter(f -> f.id.equals(t)).findFirst().orElseThrow(() ->
-                        new IllegalArgumentException("unknown scenario '" + t + "'; known: all, faults, "
-                                + Arrays.stream(values()).map(f -> f.id).collect(Collectors.joining(", ")))));
+                out.add(Arrays.stream(values())
+                        .filter(f -> f.id.equals(t))
+                        .findFirst()
+                        .orElseThrow(
+                                () -> new IllegalArgumentException("unknown scenario '" + t + "'; known: all, faults, "
+                                        + Arrays.stream(values()).map(f -> f.id).collect(Collectors.joining(", ")))));
             }
         }
         out.sort((a, b) -> Boolean.compare(a.control, b.control));

@@ -49,26 +49,30 @@ final class KubernetesApiServer implements AutoCloseable {
     Path namespaceForFlink(String namespace) {
         kubectl("create", "namespace", namespace);
         kubectl("apply", "-n", namespace, "-k", repo.resolve("manifests/rbac").toString());
-        String token = kubectl("-n", namespace, "create", "token", "lineflow-flink", "--duration", "2h").trim();
+        String token = kubectl("-n", namespace, "create", "token", "lineflow-flink", "--duration", "2h")
+                .trim();
         String server = kubectl("config", "view", "--raw", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}");
-        String ca = kubectl("config", "view", "--raw", "--minify", "-o",
-                "jsonpath={.clusters[0].cluster.certificate-authority}");
+        String ca = kubectl(
+                "config", "view", "--raw", "--minify", "-o", "jsonpath={.clusters[0].cluster.certificate-authority}");
         Path file = state.resolve("flink-" + namespace + ".kubeconfig");
         try {
-            Files.writeString(file, String.join("\n",
-                    "apiVersion: v1",
-                    "kind: Config",
-                    "clusters:",
-                    "- name: drill",
-                    "  cluster: {server: \"" + server + "\", certificate-authority: \"" + ca + "\"}",
-                    "users:",
-                    "- name: lineflow-flink",
-                    "  user: {token: \"" + token + "\"}",
-                    "contexts:",
-                    "- name: flink",
-                    "  context: {cluster: drill, user: lineflow-flink, namespace: " + namespace + "}",
-                    "current-context: flink",
-                    ""));
+            Files.writeString(
+                    file,
+                    String.join(
+                            "\n",
+                            "apiVersion: v1",
+                            "kind: Config",
+                            "clusters:",
+                            "- name: drill",
+                            "  cluster: {server: \"" + server + "\", certificate-authority: \"" + ca + "\"}",
+                            "users:",
+                            "- name: lineflow-flink",
+                            "  user: {token: \"" + token + "\"}",
+                            "contexts:",
+                            "- name: flink",
+                            "  context: {cluster: drill, user: lineflow-flink, namespace: " + namespace + "}",
+                            "current-context: flink",
+                            ""));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -81,8 +85,10 @@ final class KubernetesApiServer implements AutoCloseable {
     }
 
     private String kubectl(String... args) {
-        List<String> cmd = new ArrayList<>(List.of(repo.resolve("bin/kubectl").toString(),
-                "--kubeconfig", state.resolve("kubeconfig").toString()));
+        List<String> cmd = new ArrayList<>(List.of(
+                repo.resolve("bin/kubectl").toString(),
+                "--kubeconfig",
+                state.resolve("kubeconfig").toString()));
         cmd.addAll(List.of(args));
         return run(cmd);
     }

@@ -106,9 +106,20 @@ final class KubernetesDrill {
         // (see inject); every other fault meets input that keeps arriving.
         CountDownLatch resume = new CountDownLatch(fault == KubeFault.CONTROL_NO_CHECKPOINTS ? 1 : 0);
         AtomicLong rejectedByKafka = new AtomicLong();
-        log("%s: producing %d records over %d s", fault.id, input.records.size(), s.windows() * s.millisPerWindow() / 1000);
-        Thread producer = new Thread(() -> TableCheck.produce(s.bootstrap(), s.topic(), input,
-                s.windows() * s.millisPerWindow(), injectIndex, atInjection, resume, rejectedByKafka), "e2e-producer");
+        log(
+                "%s: producing %d records over %d s",
+                fault.id, input.records.size(), s.windows() * s.millisPerWindow() / 1000);
+        Thread producer = new Thread(
+                () -> TableCheck.produce(
+                        s.bootstrap(),
+                        s.topic(),
+                        input,
+                        s.windows() * s.millisPerWindow(),
+                        injectIndex,
+                        atInjection,
+                        resume,
+                        rejectedByKafka),
+                "e2e-producer");
         producer.start();
         if (fault != KubeFault.STEADY) {
             atInjection.await();
@@ -123,8 +134,12 @@ final class KubernetesDrill {
                     resume.countDown();
                 }
                 timeline(injectedAt, recoveredAt, result);
-                log("%s: operator status RUNNING again after %s, first new window row after %s", fault.id,
-                        result.recoveryMillis == null ? "(never left RUNNING)" : ScenarioRunner.seconds(result.recoveryMillis),
+                log(
+                        "%s: operator status RUNNING again after %s, first new window row after %s",
+                        fault.id,
+                        result.recoveryMillis == null
+                                ? "(never left RUNNING)"
+                                : ScenarioRunner.seconds(result.recoveryMillis),
                         result.outputGapMillis == null ? "—" : ScenarioRunner.seconds(result.outputGapMillis));
                 afterRecovery(fault, result, jmBefore, jobBefore);
             } catch (RuntimeException e) {
@@ -144,8 +159,9 @@ final class KubernetesDrill {
         Map<String, DeviceWindowStats> expected = ExpectedWindows.of(counted, ScenarioRunner.WINDOW);
         Map<String, DeviceWindowStats> actual = TableCheck.awaitTable(db, expected, Duration.ofMinutes(5));
         TableCheck.verify(db, rejections, expected, actual, result, reported);
-        log("%s: table settled %s after the last record", fault.id,
-                ScenarioRunner.seconds(System.currentTimeMillis() - produced));
+        log(
+                "%s: table settled %s after the last record",
+                fault.id, ScenarioRunner.seconds(System.currentTimeMillis() - produced));
         if (!fault.control) {
             reconcilerHealthy(result);
         }
@@ -160,7 +176,8 @@ final class KubernetesDrill {
      */
     private Long inject(KubeFault fault) throws Exception {
         switch (fault) {
-            case JM_POD_DELETE -> log("  %s", k8s.run("delete", "pod", "-l", JM, "--wait=false").trim());
+            case JM_POD_DELETE ->
+                log("  %s", k8s.run("delete", "pod", "-l", JM, "--wait=false").trim());
             case CONTROL_NO_CHECKPOINTS -> {
                 // The JobManager and the TaskManager lost together, as with a node, and the rest of
                 // the input sent only once both processes are gone. A TaskManager left running reads
@@ -169,9 +186,19 @@ final class KubernetesDrill {
                 // container, and a CI run passed the control that way. A delete that waits returns
                 // once the kubelet has reported the containers stopped.
                 long asked = System.currentTimeMillis();
-                log("  %s", k8s.run("delete", "pod", "-l", "app=lineflow,component in (jobmanager,taskmanager)",
-                        "--grace-period=1", "--wait=true", "--timeout=80s").trim());
-                log("  both gone after %s; the rest of the input follows",
+                log(
+                        "  %s",
+                        k8s.run(
+                                        "delete",
+                                        "pod",
+                                        "-l",
+                                        "app=lineflow,component in (jobmanager,taskmanager)",
+                                        "--grace-period=1",
+                                        "--wait=true",
+                                        "--timeout=80s")
+                                .trim());
+                log(
+                        "  both gone after %s; the rest of the input follows",
                         ScenarioRunner.seconds(System.currentTimeMillis() - asked));
             }
             case JM_KILL -> {
@@ -180,15 +207,33 @@ final class KubernetesDrill {
                 log("  kill 1 in pod %s's Flink container", pod);
             }
             case TM_POD_KILL, CONTROL_ADDITIVE_SINK ->
-                    log("  %s", k8s.run("delete", "pod", "-l", TM, "--grace-period=0", "--force", "--wait=false").trim());
+                log(
+                        "  %s",
+                        k8s.run("delete", "pod", "-l", TM, "--grace-period=0", "--force", "--wait=false")
+                                .trim());
             case OPERATOR_RESTART -> {
-                log("  %s", operator.run("delete", "pod", "-l", "app.kubernetes.io/name=flink-kubernetes-operator",
-                        "--wait=false").trim());
+                log(
+                        "  %s",
+                        operator.run(
+                                        "delete",
+                                        "pod",
+                                        "-l",
+                                        "app.kubernetes.io/name=flink-kubernetes-operator",
+                                        "--wait=false")
+                                .trim());
                 // A line per pod: "<deletionTimestamp>|<Ready>"; the new pod has no deletion time.
-                await(Duration.ofMinutes(3), "the operator's new pod Ready", () -> operator.get("pod",
-                        "-l", "app.kubernetes.io/name=flink-kubernetes-operator", "-o",
-                        "jsonpath={range .items[*]}{.metadata.deletionTimestamp}|{.status.conditions[?(@.type==\"Ready\")].status}{\"\\n\"}{end}")
-                        .orElse("").lines().anyMatch("|True"::equals));
+                await(
+                        Duration.ofMinutes(3),
+                        "the operator's new pod Ready",
+                        () -> operator.get(
+                                        "pod",
+                                        "-l",
+                                        "app.kubernetes.io/name=flink-kubernetes-operator",
+                                        "-o",
+                                        "jsonpath={range .items[*]}{.metadata.deletionTimestamp}|{.status.conditions[?(@.type==\"Ready\")].status}{\"\\n\"}{end}")
+                                .orElse("")
+                                .lines()
+                                .anyMatch("|True"::equals));
             }
             case DB_OUTAGE -> {
                 services("postgres/stop");
@@ -203,7 +248,10 @@ final class KubernetesDrill {
             }
             case SUSPEND_RESUME -> {
                 k8s.run("patch", FD, "--type", "merge", "-p", "{\"spec\":{\"job\":{\"state\":\"suspended\"}}}");
-                await(Duration.ofMinutes(3), "lifecycle SUSPENDED", () -> "SUSPENDED".equals(k8s.fd("{.status.lifecycleState}")));
+                await(
+                        Duration.ofMinutes(3),
+                        "lifecycle SUSPENDED",
+                        () -> "SUSPENDED".equals(k8s.fd("{.status.lifecycleState}")));
                 log("  suspended; resuming in 10 s");
                 FlinkRest.sleep(10_000);
                 k8s.run("patch", FD, "--type", "merge", "-p", "{\"spec\":{\"job\":{\"state\":\"running\"}}}");
@@ -215,8 +263,12 @@ final class KubernetesDrill {
             case SAVEPOINT_UPGRADE -> {
                 return upgrade("savepoint-upgrade", "lineflow-job:e2e-upgrade-2", 2, "savepoint");
             }
-            case NODE_RESTART -> log("  %s", ManagedProcess.runToEnd(List.of(s.clusterScript(), "restart-node"),
-                    Path.of("."), Duration.ofMinutes(5)).trim());
+            case NODE_RESTART ->
+                log(
+                        "  %s",
+                        ManagedProcess.runToEnd(
+                                        List.of(s.clusterScript(), "restart-node"), Path.of("."), Duration.ofMinutes(5))
+                                .trim());
             default -> throw new IllegalStateException("nothing to inject for " + fault.id);
         }
         return null;
@@ -228,8 +280,11 @@ final class KubernetesDrill {
      * returns that moment.
      */
     private long deployed(String specPart) {
-        await(Duration.ofMinutes(10), "the operator to deploy the spec with " + specPart, () ->
-                k8s.fd("{.status.reconciliationStatus.lastReconciledSpec}").contains(specPart)
+        await(
+                Duration.ofMinutes(10),
+                "the operator to deploy the spec with " + specPart,
+                () -> k8s.fd("{.status.reconciliationStatus.lastReconciledSpec}")
+                                .contains(specPart)
                         && List.of("DEPLOYED", "STABLE").contains(k8s.fd("{.status.lifecycleState}"))
                         && "RUNNING".equals(k8s.jobState()));
         return System.currentTimeMillis();
@@ -260,12 +315,13 @@ final class KubernetesDrill {
                     log("  restored from savepoint %s", history.isEmpty() ? savepoint : history);
                 }
             }
-            default -> { }
+            default -> {}
         }
     }
 
     private void expectDeployed(ScenarioResult result, String image, int parallelism) {
-        String running = k8s.get("pod", "-l", JM, "-o", "jsonpath={.items[*].spec.containers[0].image}").orElse("");
+        String running = k8s.get("pod", "-l", JM, "-o", "jsonpath={.items[*].spec.containers[0].image}")
+                .orElse("");
         String spec = k8s.fd("{.status.reconciliationStatus.lastReconciledSpec}");
         if (!running.contains(image) || !spec.contains("\"parallelism\":" + parallelism)) {
             result.problems.add("UPGRADE expected image " + image + " at parallelism " + parallelism
@@ -278,10 +334,12 @@ final class KubernetesDrill {
      * with {@code kubectl apply -k}, as a GitOps sync would, and the operator upgrades.
      */
     private long upgrade(String name, String image, int parallelism, String upgradeMode) throws IOException {
-        Path dir = overlay(name, List.of(
-                "- op: replace\n  path: /spec/image\n  value: " + image,
-                "- op: replace\n  path: /spec/job/parallelism\n  value: " + parallelism,
-                "- op: replace\n  path: /spec/job/upgradeMode\n  value: " + upgradeMode));
+        Path dir = overlay(
+                name,
+                List.of(
+                        "- op: replace\n  path: /spec/image\n  value: " + image,
+                        "- op: replace\n  path: /spec/job/parallelism\n  value: " + parallelism,
+                        "- op: replace\n  path: /spec/job/upgradeMode\n  value: " + upgradeMode));
         log("  %s", changed(k8s.run("apply", "-k", dir.toString())));
         return deployed("\"image\":\"" + image + "\"");
     }
@@ -294,18 +352,24 @@ final class KubernetesDrill {
     private void freshDeployment(KubeFault control, ScenarioResult result) throws Exception {
         List<String> patches = new ArrayList<>();
         if (control == KubeFault.CONTROL_ADDITIVE_SINK) {
-            patches.add("- op: replace\n  path: /spec/job/args\n  value: [\"--config\", \"/etc/lineflow/lineflow.properties\","
-                    + " \"--lineflow.sink.mode\", \"ADDITIVE\", \"--lineflow.kafka.starting-offsets\", \"LATEST\"]");
+            patches.add(
+                    "- op: replace\n  path: /spec/job/args\n  value: [\"--config\", \"/etc/lineflow/lineflow.properties\","
+                            + " \"--lineflow.sink.mode\", \"ADDITIVE\", \"--lineflow.kafka.starting-offsets\", \"LATEST\"]");
         } else {
             // The seed pitfall: no checkpoint interval in the spec, and checkpointing off in the job.
             patches.add("- op: remove\n  path: /spec/flinkConfiguration/execution.checkpointing.interval");
-            patches.add("- op: replace\n  path: /spec/job/args\n  value: [\"--config\", \"/etc/lineflow/lineflow.properties\","
-                    + " \"--lineflow.checkpointing.enabled\", \"false\", \"--lineflow.kafka.starting-offsets\", \"LATEST\"]");
+            patches.add(
+                    "- op: replace\n  path: /spec/job/args\n  value: [\"--config\", \"/etc/lineflow/lineflow.properties\","
+                            + " \"--lineflow.checkpointing.enabled\", \"false\", \"--lineflow.kafka.starting-offsets\", \"LATEST\"]");
         }
         Path dir = overlay(control.id.replace(':', '-'), patches);
         k8s.run("delete", FD, "--ignore-not-found", "--wait=true", "--timeout=180s");
-        await(Duration.ofMinutes(3), "the old JobManager and TaskManager pods gone",
-                () -> k8s.get("pod", "-l", "app=lineflow", "-o", "name").map(String::isBlank).orElse(false));
+        await(
+                Duration.ofMinutes(3),
+                "the old JobManager and TaskManager pods gone",
+                () -> k8s.get("pod", "-l", "app=lineflow", "-o", "name")
+                        .map(String::isBlank)
+                        .orElse(false));
         long applied = System.currentTimeMillis();
         log("  %s", changed(k8s.run("apply", "-k", dir.toString())));
         if (control == KubeFault.CONTROL_NO_CHECKPOINTS) {
@@ -324,17 +388,26 @@ final class KubernetesDrill {
     private void seedPitfallReported(long applied, ScenarioResult result) {
         long deadline = applied + 30_000;
         while (System.currentTimeMillis() < deadline) {
-            boolean event = k8s.get("events", "--field-selector", "reason=CHECKPOINTING_DISABLED,involvedObject.name=lineflow",
-                    "-o", "name").map(o -> !o.isBlank()).orElse(false);
-            String summary = k8s.get("configmap", "lineflow-lineflow-health", "-o", "jsonpath={.data}").orElse("");
+            boolean event = k8s.get(
+                            "events",
+                            "--field-selector",
+                            "reason=CHECKPOINTING_DISABLED,involvedObject.name=lineflow",
+                            "-o",
+                            "name")
+                    .map(o -> !o.isBlank())
+                    .orElse(false);
+            String summary = k8s.get("configmap", "lineflow-lineflow-health", "-o", "jsonpath={.data}")
+                    .orElse("");
             if (event && summary.contains("CHECKPOINTING_DISABLED")) {
-                log("  the reconciler reported CHECKPOINTING_DISABLED (Event and summary) %s after the apply",
+                log(
+                        "  the reconciler reported CHECKPOINTING_DISABLED (Event and summary) %s after the apply",
                         ScenarioRunner.seconds(System.currentTimeMillis() - applied));
                 return;
             }
             FlinkRest.sleep(1000);
         }
-        result.error = "the reconciler did not report CHECKPOINTING_DISABLED as an Event and in its summary within 30 s";
+        result.error =
+                "the reconciler did not report CHECKPOINTING_DISABLED as an Event and in its summary within 30 s";
     }
 
     /** After a healthy scenario the in-cluster reconciler must say HEALTHY again (a pass every 10 s). */
@@ -342,8 +415,12 @@ final class KubernetesDrill {
         long deadline = System.currentTimeMillis() + 120_000;
         String status = "";
         while (System.currentTimeMillis() < deadline) {
-            status = k8s.get("configmap", "lineflow-lineflow-health",
-                    "-o", "jsonpath={.metadata.annotations.lineflow\\.io/status}").orElse("");
+            status = k8s.get(
+                            "configmap",
+                            "lineflow-lineflow-health",
+                            "-o",
+                            "jsonpath={.metadata.annotations.lineflow\\.io/status}")
+                    .orElse("");
             if (status.equals("HEALTHY")) {
                 return;
             }
@@ -387,7 +464,10 @@ final class KubernetesDrill {
 
     /** What {@code kubectl apply} changed, on one line. */
     private static String changed(String applyOutput) {
-        return applyOutput.lines().filter(l -> !l.endsWith(" unchanged")).reduce((a, b) -> a + "; " + b)
+        return applyOutput
+                .lines()
+                .filter(l -> !l.endsWith(" unchanged"))
+                .reduce((a, b) -> a + "; " + b)
                 .orElse("nothing changed");
     }
 
@@ -398,7 +478,8 @@ final class KubernetesDrill {
         StringBuilder k = new StringBuilder()
                 .append("# Written by the Kubernetes drill: the e2e overlay as a new release would change it.\n")
                 .append("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ")
-                .append(dir.relativize(s.overlay().toAbsolutePath())).append("\npatches:\n")
+                .append(dir.relativize(s.overlay().toAbsolutePath()))
+                .append("\npatches:\n")
                 .append("  - target: {kind: FlinkDeployment, name: lineflow}\n    patch: |-\n");
         for (String p : patches) {
             k.append(p.indent(6));
@@ -409,8 +490,10 @@ final class KubernetesDrill {
 
     private void services(String action) throws IOException, InterruptedException {
         HttpResponse<String> r = http.send(
-                HttpRequest.newBuilder(s.services().resolve("/" + action)).POST(HttpRequest.BodyPublishers.noBody())
-                        .timeout(Duration.ofMinutes(3)).build(),
+                HttpRequest.newBuilder(s.services().resolve("/" + action))
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .timeout(Duration.ofMinutes(3))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IllegalStateException("services " + action + ": HTTP " + r.statusCode() + " " + r.body());
@@ -464,7 +547,8 @@ final class KubernetesDrill {
         }
 
         String pod(String selector) {
-            String name = get("pod", "-l", selector, "-o", "jsonpath={.items[0].metadata.name}").orElse("");
+            String name = get("pod", "-l", selector, "-o", "jsonpath={.items[0].metadata.name}")
+                    .orElse("");
             if (name.isEmpty()) {
                 throw new IllegalStateException("no pod " + selector + " in " + namespace);
             }
@@ -472,7 +556,8 @@ final class KubernetesDrill {
         }
 
         String podUid(String selector) {
-            return get("pod", "-l", selector, "-o", "jsonpath={.items[*].metadata.uid}").orElse("");
+            return get("pod", "-l", selector, "-o", "jsonpath={.items[*].metadata.uid}")
+                    .orElse("");
         }
     }
 }

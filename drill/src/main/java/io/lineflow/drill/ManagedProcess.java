@@ -19,8 +19,7 @@ final class ManagedProcess {
     private static final List<ManagedProcess> STARTED = new CopyOnWriteArrayList<>();
 
     static {
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(ManagedProcess::killAll, "drill-process-cleanup"));
+        Runtime.getRuntime().addShutdownHook(new Thread(ManagedProcess::killAll, "drill-process-cleanup"));
     }
 
     final String name;
@@ -39,7 +38,10 @@ final class ManagedProcess {
      */
     static String runToEnd(List<String> command, Path dir, Duration timeout) {
         try {
-            Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(command)
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
                 p.destroyForcibly();
@@ -65,11 +67,10 @@ final class ManagedProcess {
         cmd.add(mainClass);
         cmd.addAll(args);
         try {
-            Process p =
-                    new ProcessBuilder(cmd)
-                            .redirectErrorStream(true)
-                            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                            .start();
+            Process p = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
             ManagedProcess mp = new ManagedProcess(name, log, p);
             STARTED.add(mp);
             return mp;

@@ -20,12 +20,19 @@ final class Scenario {
     /** Whether something is done to the job mid-input (false: the input and the table only). */
     final boolean injects;
 
-    private Scenario(String name, Fault fault, double injectAt, List<String> jobArgs, boolean control, boolean kubernetesHa) {
+    private Scenario(
+            String name, Fault fault, double injectAt, List<String> jobArgs, boolean control, boolean kubernetesHa) {
         this(name, fault, injectAt, jobArgs, control, kubernetesHa, fault != null);
     }
 
-    private Scenario(String name, Fault fault, double injectAt, List<String> jobArgs, boolean control,
-            boolean kubernetesHa, boolean injects) {
+    private Scenario(
+            String name,
+            Fault fault,
+            double injectAt,
+            List<String> jobArgs,
+            boolean control,
+            boolean kubernetesHa,
+            boolean injects) {
         this.name = name;
         this.fault = fault;
         this.injectAt = injectAt;
@@ -37,12 +44,19 @@ final class Scenario {
 
     /** A scenario of the Kubernetes drill ({@link KubernetesDrill}): the fault goes through the cluster. */
     static Scenario onKubernetes(KubeFault fault) {
-        return new Scenario("kubernetes:" + fault.id, null, fault == KubeFault.STEADY ? 1.0 : 0.5, List.of(),
-                fault.control, true, fault != KubeFault.STEADY);
+        return new Scenario(
+                "kubernetes:" + fault.id,
+                null,
+                fault == KubeFault.STEADY ? 1.0 : 0.5,
+                List.of(),
+                fault.control,
+                true,
+                fault != KubeFault.STEADY);
     }
 
     static Scenario of(Fault fault, double injectAt) {
-        return new Scenario(fault.id + "@" + Math.round(injectAt * 100) + "%", fault, injectAt, List.of(), false, false);
+        return new Scenario(
+                fault.id + "@" + Math.round(injectAt * 100) + "%", fault, injectAt, List.of(), false, false);
     }
 
     /**
@@ -64,16 +78,22 @@ final class Scenario {
      */
     static Scenario noCheckpointsControl() {
         return new Scenario(
-                "control:no-checkpoints", Fault.JM_FAILOVER, 0.25,
+                "control:no-checkpoints",
+                Fault.JM_FAILOVER,
+                0.25,
                 List.of("--lineflow.checkpointing.enabled", "false", "--lineflow.kafka.starting-offsets", "LATEST"),
-                true, false);
+                true,
+                false);
     }
 
     /** An additive sink: rows replayed after recovery are added again. */
     static Scenario additiveSinkControl() {
         return new Scenario(
-                "control:additive-sink", Fault.TM_KILL, 0.5,
+                "control:additive-sink",
+                Fault.TM_KILL,
+                0.5,
                 List.of("--lineflow.sink.mode", "ADDITIVE", "--execution.checkpointing.interval", "10 s"),
-                true, false);
+                true,
+                false);
     }
 }

@@ -73,10 +73,15 @@ final class ScenarioRunner {
             if (scenario.kubernetesHa) {
                 log.accept("  starting etcd and kube-apiserver (RBAC) for Kubernetes HA…");
                 try (KubernetesApiServer k8s = KubernetesApiServer.start(settings.repo, dir.resolve("k8s"));
-                        LocalCluster cluster = new LocalCluster(dir, settings.classpath, settings.drillClasses,
-                                HA_NAMESPACE, k8s.namespaceForFlink(HA_NAMESPACE))) {
+                        LocalCluster cluster = new LocalCluster(
+                                dir,
+                                settings.classpath,
+                                settings.drillClasses,
+                                HA_NAMESPACE,
+                                k8s.namespaceForFlink(HA_NAMESPACE))) {
                     runOn(cluster, scenario, result);
-                    log.accept("  HA ConfigMaps: " + k8s.configMaps(HA_NAMESPACE).replace('\n', ' '));
+                    log.accept(
+                            "  HA ConfigMaps: " + k8s.configMaps(HA_NAMESPACE).replace('\n', ' '));
                 }
             } else {
                 try (LocalCluster cluster = new LocalCluster(dir, settings.classpath, settings.drillClasses)) {
@@ -92,27 +97,37 @@ final class ScenarioRunner {
     }
 
     private void runOn(LocalCluster cluster, Scenario scenario, ScenarioResult result) throws Exception {
-        log.accept(scenario.kubernetesHa
-                ? "  starting Kafka, PostgreSQL, 2 JobManagers (Kubernetes HA), 2 TaskManagers…"
-                : "  starting ZooKeeper, Kafka, PostgreSQL, 2 JobManagers, 2 TaskManagers…");
+        log.accept(
+                scenario.kubernetesHa
+                        ? "  starting Kafka, PostgreSQL, 2 JobManagers (Kubernetes HA), 2 TaskManagers…"
+                        : "  starting ZooKeeper, Kafka, PostgreSQL, 2 JobManagers, 2 TaskManagers…");
         cluster.startServices();
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
             EmbeddedKafka.createTopic(admin, TOPIC, PARTITIONS);
         }
         Configuration db = JobConfig.merge(
                 new String[] {"--lineflow.jdbc.url", cluster.jdbcUrl(), "--lineflow.jdbc.user", "postgres"},
-                Map.of(), new Configuration());
+                Map.of(),
+                new Configuration());
         Schema.migrate(db);
         cluster.startFlink();
 
         List<String> args = new ArrayList<>(List.of(
-                "--lineflow.kafka.bootstrap-servers", cluster.bootstrapServers(),
-                "--lineflow.kafka.topic", TOPIC,
-                "--lineflow.jdbc.url", cluster.jdbcUrl(),
-                "--lineflow.jdbc.user", "postgres",
-                "--execution.checkpointing.interval", "1 s",
-                "--state.checkpoints.dir", cluster.dir().resolve("checkpoints").toUri().toString(),
-                "--lineflow.sink.batch-interval", "200 ms"));
+                "--lineflow.kafka.bootstrap-servers",
+                cluster.bootstrapServers(),
+                "--lineflow.kafka.topic",
+                TOPIC,
+                "--lineflow.jdbc.url",
+                cluster.jdbcUrl(),
+                "--lineflow.jdbc.user",
+                "postgres",
+                "--execution.checkpointing.interval",
+                "1 s",
+                "--state.checkpoints.dir",
+                cluster.dir().resolve("checkpoints").toUri().toString(),
+                "--lineflow.sink.batch-interval",
+                "200 ms"));
         args.addAll(scenario.jobArgs);
         String base = cluster.anyRest().orElseThrow();
         String jarId = rest.uploadJar(base, settings.jobJar);
@@ -129,8 +144,15 @@ final class ScenarioRunner {
         AtomicLong rejectedByKafka = new AtomicLong();
         long total = (long) settings.windows * settings.millisPerWindow;
         Thread producer = new Thread(
-                () -> TableCheck.produce(cluster.bootstrapServers(), TOPIC, input, total, injectIndex, atInjection,
-                        new CountDownLatch(0), rejectedByKafka),
+                () -> TableCheck.produce(
+                        cluster.bootstrapServers(),
+                        TOPIC,
+                        input,
+                        total,
+                        injectIndex,
+                        atInjection,
+                        new CountDownLatch(0),
+                        rejectedByKafka),
                 "drill-producer");
         producer.start();
 
@@ -139,17 +161,19 @@ final class ScenarioRunner {
         log.accept("  injecting " + scenario.fault.id + " after " + injectIndex + " of " + realRecords + " records");
         inject(scenario.fault, cluster, args, jobId);
         timeline(cluster, jobId.get(), injectedAt, result);
-        log.accept(String.format("  back RUNNING: %s, first new row after %s",
+        log.accept(String.format(
+                "  back RUNNING: %s, first new row after %s",
                 result.recoveryMillis == null ? "never stopped" : seconds(result.recoveryMillis),
                 result.outputGapMillis == null ? "—" : seconds(result.outputGapMillis)));
 
         producer.join();
         if (rejectedByKafka.get() > 0) {
-            throw new IllegalStateException(
-                    "Kafka did not accept " + rejectedByKafka.get() + " input records: the expected table is not what was sent");
+            throw new IllegalStateException("Kafka did not accept " + rejectedByKafka.get()
+                    + " input records: the expected table is not what was sent");
         }
         Map<String, DeviceWindowStats> expected = ExpectedWindows.of(input.counted, WINDOW);
-        Map<String, DeviceWindowStats> actual = TableCheck.awaitTable(cluster.postgres()::connect, expected, Duration.ofMinutes(4));
+        Map<String, DeviceWindowStats> actual =
+                TableCheck.awaitTable(cluster.postgres()::connect, expected, Duration.ofMinutes(4));
         TableCheck.verify(cluster.postgres()::connect, input.rejections, expected, actual, result, new HashSet<>());
     }
 
@@ -167,7 +191,8 @@ final class ScenarioRunner {
             case FULL_RESTART: {
                 String oldJob = jobId.get();
                 cluster.replaceFlinkWithFreshCluster();
-                Path checkpoint = latestCheckpoint(cluster.dir().resolve("checkpoints").resolve(oldJob));
+                Path checkpoint =
+                        latestCheckpoint(cluster.dir().resolve("checkpoints").resolve(oldJob));
                 String base = cluster.anyRest().orElseThrow();
                 String jar = rest.uploadJar(base, settings.jobJar);
                 jobId.set(rest.runJar(base, jar, args, 2, checkpoint.toUri().toString()));
@@ -187,7 +212,10 @@ final class ScenarioRunner {
                 break;
             case UPGRADE: {
                 String base = cluster.anyRest().orElseThrow();
-                String savepoint = rest.stopWithSavepoint(base, jobId.get(), cluster.dir().resolve("savepoints").toUri().toString());
+                String savepoint = rest.stopWithSavepoint(
+                        base,
+                        jobId.get(),
+                        cluster.dir().resolve("savepoints").toUri().toString());
                 String jar = rest.uploadJar(base, settings.jobJar);
                 jobId.set(rest.runJar(base, jar, args, 4, savepoint));
                 log.accept("  stopped with savepoint; job " + jobId.get() + " restored from it at parallelism 4");
@@ -230,7 +258,10 @@ final class ScenarioRunner {
     private void awaitRunning(LocalCluster cluster, String jobId, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            if (cluster.anyRest().flatMap(b -> rest.job(b, jobId)).map(FlinkRest.JobStatus::running).orElse(false)) {
+            if (cluster.anyRest()
+                    .flatMap(b -> rest.job(b, jobId))
+                    .map(FlinkRest.JobStatus::running)
+                    .orElse(false)) {
                 return;
             }
             FlinkRest.sleep(250);
@@ -243,7 +274,8 @@ final class ScenarioRunner {
         try (Stream<Path> dirs = Files.list(jobCheckpoints)) {
             return dirs.filter(p -> p.getFileName().toString().startsWith("chk-"))
                     .filter(p -> Files.exists(p.resolve("_metadata")))
-                    .max(Comparator.comparingLong(p -> Long.parseLong(p.getFileName().toString().substring(4))))
+                    .max(Comparator.comparingLong(
+                            p -> Long.parseLong(p.getFileName().toString().substring(4))))
                     .orElseThrow(() -> new IOException("no completed checkpoint under " + jobCheckpoints));
         }
     }

@@ -45,11 +45,18 @@ final class TableCheck {
      * Sends every record of {@code input} to {@code topic}, spread evenly over {@code totalMillis};
      * counts down {@code atInjection} once the first {@code injectIndex} records are acknowledged,
      * then sends the rest only once {@code resume} is open (a fault that must have taken effect
-     * before more input arrives holds it; others pass an open latch). A record Kafka refuses is counted in {@code rejectedByKafka}: the expected table would then
-     * not be what was sent.
+     * before more input arrives holds it; others pass an open latch). A record Kafka refuses is
+     * counted in {@code rejectedByKafka}: the expected table would then not be what was sent.
      */
-    static void produce(String bootstrap, String topic, DeterministicInput input, long totalMillis, int injectIndex,
-            CountDownLatch atInjection, CountDownLatch resume, AtomicLong rejectedByKafka) {
+    static void produce(
+            String bootstrap,
+            String topic,
+            DeterministicInput input,
+            long totalMillis,
+            int injectIndex,
+            CountDownLatch atInjection,
+            CountDownLatch resume,
+            AtomicLong rejectedByKafka) {
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -59,7 +66,8 @@ final class TableCheck {
         props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         int n = input.records.size();
         long start = System.currentTimeMillis();
-        try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> p =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (int i = 0; i < n; i++) {
                 if (i == injectIndex) {
                     p.flush();
@@ -71,7 +79,8 @@ final class TableCheck {
                     FlinkRest.sleep(wait);
                 }
                 DeterministicInput.Record r = input.records.get(i);
-                p.send(new ProducerRecord<>(topic, r.partition, r.key.getBytes(StandardCharsets.UTF_8), r.value),
+                p.send(
+                        new ProducerRecord<>(topic, r.partition, r.key.getBytes(StandardCharsets.UTF_8), r.value),
                         (metadata, e) -> {
                             if (e != null) {
                                 rejectedByKafka.incrementAndGet();
@@ -133,8 +142,14 @@ final class TableCheck {
      * result}, except those already in {@code reported} (scenarios that share one table, one after
      * another, each report only what is new), which then holds them too.
      */
-    static void verify(Database db, Map<RejectReason, Long> expectedRejections, Map<String, DeviceWindowStats> expected,
-            Map<String, DeviceWindowStats> actual, ScenarioResult result, Set<String> reported) throws SQLException {
+    static void verify(
+            Database db,
+            Map<RejectReason, Long> expectedRejections,
+            Map<String, DeviceWindowStats> expected,
+            Map<String, DeviceWindowStats> actual,
+            ScenarioResult result,
+            Set<String> reported)
+            throws SQLException {
         judgeTable(expected, actual, result, reported);
         try (Connection c = db.connect()) {
             Map<RejectReason, Long> rejected = WindowTable.rejections(c);
@@ -148,15 +163,24 @@ final class TableCheck {
     }
 
     /** The table half of {@link #verify}: the cell-by-cell diff, less what {@code reported} holds. */
-    static void judgeTable(Map<String, DeviceWindowStats> expected, Map<String, DeviceWindowStats> actual,
-            ScenarioResult result, Set<String> reported) {
+    static void judgeTable(
+            Map<String, DeviceWindowStats> expected,
+            Map<String, DeviceWindowStats> actual,
+            ScenarioResult result,
+            Set<String> reported) {
         List<String> problems = new ArrayList<>(WindowTable.diff(expected, actual));
         problems.removeIf(reported::contains);
         reported.addAll(problems);
         result.problems.addAll(problems);
-        result.missing = (int) problems.stream().filter(p -> p.startsWith("MISSING")).count();
-        result.extra = (int) problems.stream().filter(p -> p.startsWith("EXTRA")).count();
-        result.wrong = (int) problems.stream().filter(p -> p.startsWith("WRONG")).map(p -> p.split(" ")[1]).distinct().count();
+        result.missing =
+                (int) problems.stream().filter(p -> p.startsWith("MISSING")).count();
+        result.extra =
+                (int) problems.stream().filter(p -> p.startsWith("EXTRA")).count();
+        result.wrong = (int) problems.stream()
+                .filter(p -> p.startsWith("WRONG"))
+                .map(p -> p.split(" ")[1])
+                .distinct()
+                .count();
         result.rowsExpected = expected.size();
         result.rowsActual = actual.size();
         expected.values().forEach(r -> result.piecesExpected.merge(r.windowStart, r.piecesProduced, Long::sum));
@@ -166,8 +190,8 @@ final class TableCheck {
     /** The first {@code updated_at} after {@code after}, or null when there is none (or no database). */
     static Long firstRowWrittenAfter(Database db, long after) {
         try (Connection c = db.connect();
-                PreparedStatement s = c.prepareStatement(
-                        "SELECT min(updated_at) FROM device_window_stats WHERE updated_at > ?")) {
+                PreparedStatement s =
+                        c.prepareStatement("SELECT min(updated_at) FROM device_window_stats WHERE updated_at > ?")) {
             s.setTimestamp(1, new Timestamp(after));
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();

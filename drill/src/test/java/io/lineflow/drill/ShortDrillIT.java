@@ -1,10 +1,10 @@
 package io.lineflow.drill;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The short drill that runs in every build: a TaskManager kill, a JobManager failover on
@@ -17,14 +17,13 @@ class ShortDrillIT {
     @Test
     void tmKillAndJmFailoversStayExactAndTheNoCheckpointControlIsCaught() throws Exception {
         ScenarioRunner.Settings settings = Drill.settingsFromSystemProperties();
-        List<ScenarioResult> results =
-                Drill.run(
-                        settings,
-                        List.of(
-                                Scenario.of(Fault.TM_KILL, 0.5),
-                                Scenario.of(Fault.JM_FAILOVER, 0.5),
-                                Scenario.jmFailoverOnKubernetesHa(),
-                                Scenario.noCheckpointsControl()));
+        List<ScenarioResult> results = Drill.run(
+                settings,
+                List.of(
+                        Scenario.of(Fault.TM_KILL, 0.5),
+                        Scenario.of(Fault.JM_FAILOVER, 0.5),
+                        Scenario.jmFailoverOnKubernetesHa(),
+                        Scenario.noCheckpointsControl()));
 
         ScenarioResult tmKill = results.get(0);
         ScenarioResult jmFailover = results.get(1);
@@ -32,7 +31,9 @@ class ShortDrillIT {
         ScenarioResult control = results.get(3);
         assertThat(jmFailoverK8s.error).isNull();
         assertThat(jmFailoverK8s.problems).isEmpty();
-        assertThat(jmFailoverK8s.recoveryMillis).as("the standby took over through ConfigMap locks").isNotNull();
+        assertThat(jmFailoverK8s.recoveryMillis)
+                .as("the standby took over through ConfigMap locks")
+                .isNotNull();
         assertThat(tmKill.error).isNull();
         assertThat(tmKill.problems).isEmpty();
         assertThat(tmKill.recoveryMillis).as("the job went down and came back").isNotNull();

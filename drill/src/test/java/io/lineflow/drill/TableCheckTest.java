@@ -24,8 +24,8 @@ class TableCheckTest {
         return r;
     }
 
-    private static ScenarioResult judge(Map<String, DeviceWindowStats> expected, Map<String, DeviceWindowStats> actual,
-            Set<String> reported) {
+    private static ScenarioResult judge(
+            Map<String, DeviceWindowStats> expected, Map<String, DeviceWindowStats> actual, Set<String> reported) {
         ScenarioResult result = new ScenarioResult(Scenario.onKubernetes(KubeFault.STEADY));
         TableCheck.judgeTable(expected, actual, result, reported);
         return result;

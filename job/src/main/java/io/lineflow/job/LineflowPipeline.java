@@ -58,11 +58,9 @@ public final class LineflowPipeline {
      * move the watermark. Give it to {@code env.fromSource}, not to a later operator.
      */
     public static WatermarkStrategy<ParsedRecord> watermarks(ReadableConfig conf) {
-        return WatermarkStrategy.<ParsedRecord>forBoundedOutOfOrderness(
-                        conf.get(LineflowOptions.OUT_OF_ORDERNESS))
+        return WatermarkStrategy.<ParsedRecord>forBoundedOutOfOrderness(conf.get(LineflowOptions.OUT_OF_ORDERNESS))
                 .withIdleness(conf.get(LineflowOptions.IDLENESS))
-                .withTimestampAssigner(
-                        (record, kafkaTs) -> record.isAccepted() ? record.event.ts : Long.MIN_VALUE);
+                .withTimestampAssigner((record, kafkaTs) -> record.isAccepted() ? record.event.ts : Long.MIN_VALUE);
     }
 
     /** Builds the topology on {@code records}, which must already carry event-time watermarks. */
@@ -73,31 +71,27 @@ public final class LineflowPipeline {
         SingleOutputStreamOperator<DeviceEvent> accepted =
                 records.process(new RouteRejected()).uid(ROUTE_UID).name("route rejected");
 
-        SingleOutputStreamOperator<DeviceWindowStats> windowed =
-                accepted.keyBy(BY_DEVICE)
-                        .process(
-                                new CountDeviceWindows(
-                                        conf.get(LineflowOptions.WINDOW_SIZE),
-                                        conf.get(LineflowOptions.ALLOWED_LATENESS),
-                                        conf.get(LineflowOptions.DEDUP_HORIZON),
-                                        conf.get(LineflowOptions.IDLE_EMIT)))
-                        .uid(COUNT_UID)
-                        .name("count device windows");
+        SingleOutputStreamOperator<DeviceWindowStats> windowed = accepted.keyBy(BY_DEVICE)
+                .process(new CountDeviceWindows(
+                        conf.get(LineflowOptions.WINDOW_SIZE),
+                        conf.get(LineflowOptions.ALLOWED_LATENESS),
+                        conf.get(LineflowOptions.DEDUP_HORIZON),
+                        conf.get(LineflowOptions.IDLE_EMIT)))
+                .uid(COUNT_UID)
+                .name("count device windows");
 
         // The rows leave on the subtask that owns their device: still partitioned by device, so
         // the downtime carry needs no second shuffle.
-        DataStream<DeviceWindowStats> rows =
-                DataStreamUtils.reinterpretAsKeyedStream(windowed, ROW_BY_DEVICE)
-                        .process(new CarryDowntime(windowMillis, latenessMillis))
-                        .uid(DOWNTIME_UID)
-                        .name("carry downtime");
+        DataStream<DeviceWindowStats> rows = DataStreamUtils.reinterpretAsKeyedStream(windowed, ROW_BY_DEVICE)
+                .process(new CarryDowntime(windowMillis, latenessMillis))
+                .uid(DOWNTIME_UID)
+                .name("carry downtime");
 
-        DataStream<RejectedEvent> rejected =
-                accepted.getSideOutput(RouteRejected.REJECTED)
-                        .union(windowed.getSideOutput(CountDeviceWindows.REJECTED))
-                        .map(new CountRejections())
-                        .uid(COUNT_REJECTIONS_UID)
-                        .name("count rejections");
+        DataStream<RejectedEvent> rejected = accepted.getSideOutput(RouteRejected.REJECTED)
+                .union(windowed.getSideOutput(CountDeviceWindows.REJECTED))
+                .map(new CountRejections())
+                .uid(COUNT_REJECTIONS_UID)
+                .name("count rejections");
 
         return new Outputs(rows, rejected);
     }

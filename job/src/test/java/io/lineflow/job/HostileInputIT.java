@@ -1,5 +1,8 @@
 package io.lineflow.job;
 
+import static io.lineflow.testing.TestEvents.T0;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.event.DeviceEventJson;
@@ -44,9 +47,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.stream.Collectors;
 
-import static io.lineflow.testing.TestEvents.T0;
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * The whole job on real Kafka, PostgreSQL and a MiniCluster, fed good input with generated hostile
  * records ({@link HostileRecords}) mixed in: the job never restarts, every produced record is
@@ -66,7 +66,8 @@ class HostileInputIT {
      * followed by an event of today makes ~2.7 million silent stopped rows (README, "The tables",
      * known limit), which the test would then read back.
      */
-    private static final String EARLIEST = java.time.Instant.ofEpochMilli(T0).minus(Duration.ofDays(30)).toString();
+    private static final String EARLIEST =
+            java.time.Instant.ofEpochMilli(T0).minus(Duration.ofDays(30)).toString();
 
     @RegisterExtension
     static final MiniClusterExtension FLINK = TestClusters.twoTaskManagers(3);
@@ -89,15 +90,24 @@ class HostileInputIT {
 
     private static Configuration jobConfig(String topic) {
         String[] argv = {
-            "--lineflow.kafka.bootstrap-servers", kafka.bootstrapServers(),
-            "--lineflow.kafka.topic", topic,
-            "--lineflow.kafka.starting-offsets", "EARLIEST",
-            "--lineflow.events.earliest", EARLIEST,
-            "--lineflow.jdbc.url", postgres.jdbcUrl(),
-            "--lineflow.jdbc.user", postgres.user(),
-            "--lineflow.sink.batch-interval", "200 ms",
-            "--execution.checkpointing.interval", "500 ms",
-            "--state.checkpoints.dir", WORK.resolve("checkpoints").toAbsolutePath().toUri().toString(),
+            "--lineflow.kafka.bootstrap-servers",
+            kafka.bootstrapServers(),
+            "--lineflow.kafka.topic",
+            topic,
+            "--lineflow.kafka.starting-offsets",
+            "EARLIEST",
+            "--lineflow.events.earliest",
+            EARLIEST,
+            "--lineflow.jdbc.url",
+            postgres.jdbcUrl(),
+            "--lineflow.jdbc.user",
+            postgres.user(),
+            "--lineflow.sink.batch-interval",
+            "200 ms",
+            "--execution.checkpointing.interval",
+            "500 ms",
+            "--state.checkpoints.dir",
+            WORK.resolve("checkpoints").toAbsolutePath().toUri().toString(),
         };
         return JobConfig.load(argv, Map.of(), new Configuration());
     }
@@ -115,7 +125,8 @@ class HostileInputIT {
         // accepted and FUTURE_TIMESTAMP while the test runs.
         long now = System.currentTimeMillis() - Duration.ofHours(2).toMillis();
         DeviceEventJson json = DeviceEventJson.fromConfig(conf);
-        long earliest = java.time.Instant.parse(conf.get(LineflowOptions.EARLIEST_EVENT_TIME)).toEpochMilli();
+        long earliest = java.time.Instant.parse(conf.get(LineflowOptions.EARLIEST_EVENT_TIME))
+                .toEpochMilli();
         int maxBytes = (int) conf.get(LineflowOptions.MAX_EVENT_SIZE).getBytes();
         Random random = new Random(SEED);
         List<HostileRecords.Record> hostile = new ArrayList<>();
@@ -155,7 +166,9 @@ class HostileInputIT {
         long produced = good.total() + HOSTILE;
         long counted = table.values().stream().mapToLong(r -> r.eventsSeen).sum();
         long kept = rejected.values().stream().mapToLong(Long::longValue).sum();
-        assertThat(counted + kept).as("produced = counted + rejected (%s)", seed).isEqualTo(produced);
+        assertThat(counted + kept)
+                .as("produced = counted + rejected (%s)", seed)
+                .isEqualTo(produced);
         Map<RejectReason, Long> parserReasons = new EnumMap<>(rejected);
         parserReasons.remove(RejectReason.DUPLICATE);
         parserReasons.remove(RejectReason.LATE);
@@ -165,7 +178,8 @@ class HostileInputIT {
         Map<String, DeviceWindowStats> goodRows = table.entrySet().stream()
                 .filter(e -> e.getKey().startsWith("press-"))
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
-        assertThat(WindowTable.diff(ExpectedWindows.of(good.counted, WINDOW), goodRows)).isEmpty();
+        assertThat(WindowTable.diff(ExpectedWindows.of(good.counted, WINDOW), goodRows))
+                .isEmpty();
         assertThat(table.size()).as("hostile devices were counted too").isGreaterThan(goodRows.size());
         assertThat(parserThrew).as("records the parser threw on").isEmpty();
     }
@@ -174,7 +188,8 @@ class HostileInputIT {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         LineflowJob.configure(env, conf);
-        LineflowJob.attach(env, conf, LineflowJob.kafkaSource(conf).setBounded(stopAt).build());
+        LineflowJob.attach(
+                env, conf, LineflowJob.kafkaSource(conf).setBounded(stopAt).build());
         return env.executeAsync(conf.get(LineflowOptions.JOB_NAME));
     }
 
@@ -182,17 +197,23 @@ class HostileInputIT {
     private static void produce(String topic, List<HostileRecords.Record> records, Map<TopicPartition, Long> ends)
             throws Exception {
         Map<String, Object> props = Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1,
-                ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 1 << 20);
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                kafka.bootstrapServers(),
+                ProducerConfig.ACKS_CONFIG,
+                "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                true,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+                1,
+                ProducerConfig.MAX_REQUEST_SIZE_CONFIG,
+                1 << 20);
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
             for (int i = 0; i < records.size(); i++) {
                 int partition = i % PARTITIONS;
-                sent.add(producer.send(new ProducerRecord<>(topic, partition, records.get(i).key, records.get(i).value)));
+                sent.add(producer.send(
+                        new ProducerRecord<>(topic, partition, records.get(i).key, records.get(i).value)));
                 ends.merge(new TopicPartition(topic, partition), 1L, Long::sum);
             }
             producer.flush();

@@ -19,11 +19,14 @@ import java.util.stream.Collectors;
  */
 class JobGraphTest {
     private static StreamExecutionEnvironment jobEnvironment() {
-        Configuration conf = JobConfig.load(new String[] {
-            "--lineflow.kafka.bootstrap-servers", "127.0.0.1:9",
-            "--lineflow.jdbc.url", "jdbc:postgresql://127.0.0.1:9/lineflow",
-            "--state.checkpoints.dir", "file:///tmp/lineflow-job-graph-test"
-        }, Map.of(), new Configuration());
+        Configuration conf = JobConfig.load(
+                new String[] {
+                    "--lineflow.kafka.bootstrap-servers", "127.0.0.1:9",
+                    "--lineflow.jdbc.url", "jdbc:postgresql://127.0.0.1:9/lineflow",
+                    "--state.checkpoints.dir", "file:///tmp/lineflow-job-graph-test"
+                },
+                Map.of(),
+                new Configuration());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         LineflowJob.configure(env, conf);
         LineflowJob.attach(env, conf, LineflowJob.kafkaSource(conf).build());
@@ -34,20 +37,26 @@ class JobGraphTest {
     void everyOperatorHasItsPinnedUid() {
         Map<String, String> uidByName = jobEnvironment().getStreamGraph().getStreamNodes().stream()
                 .collect(Collectors.toMap(StreamNode::getOperatorName, StreamNode::getTransformationUID));
-        assertThat(uidByName).containsExactlyInAnyOrderEntriesOf(Map.of(
-                "Source: kafka-source", "kafka-source",
-                "route rejected", "route-rejected",
-                "count device windows", "count-device-windows",
-                "carry downtime", "carry-downtime",
-                "count rejections", "count-rejections",
-                "device_window_stats upsert: Writer", "device-window-stats-sink",
-                "rejected_events insert: Writer", "rejected-events-sink"));
+        assertThat(uidByName)
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        "Source: kafka-source", "kafka-source",
+                        "route rejected", "route-rejected",
+                        "count device windows", "count-device-windows",
+                        "carry downtime", "carry-downtime",
+                        "count rejections", "count-rejections",
+                        "device_window_stats upsert: Writer", "device-window-stats-sink",
+                        "rejected_events insert: Writer", "rejected-events-sink"));
     }
 
     @Test
     void anOperatorAddedWithoutAUidFailsTheGraph() {
         StreamExecutionEnvironment env = jobEnvironment();
-        env.fromData(1, 2, 3).uid("numbers").map(i -> i + 1).name("no uid").print().uid("print");
+        env.fromData(1, 2, 3)
+                .uid("numbers")
+                .map(i -> i + 1)
+                .name("no uid")
+                .print()
+                .uid("print");
         assertThatThrownBy(env::getStreamGraph)
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("uid");

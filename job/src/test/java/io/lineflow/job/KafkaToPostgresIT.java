@@ -1,5 +1,9 @@
 package io.lineflow.job;
 
+import static io.lineflow.testing.TestEvents.T0;
+import static io.lineflow.testing.TestEvents.t;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.event.DeviceEvent;
@@ -36,10 +40,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
-import static io.lineflow.testing.TestEvents.T0;
-import static io.lineflow.testing.TestEvents.t;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** The whole job on real parts: in-JVM Kafka, embedded PostgreSQL, a Flink MiniCluster. */
 class KafkaToPostgresIT {
@@ -83,7 +83,9 @@ class KafkaToPostgresIT {
         args.put("lineflow.jdbc.user", postgres.user());
         args.put("lineflow.sink.batch-interval", "200 ms");
         args.put("execution.checkpointing.interval", "500 ms");
-        args.put("state.checkpoints.dir", WORK.resolve("checkpoints").toAbsolutePath().toUri().toString());
+        args.put(
+                "state.checkpoints.dir",
+                WORK.resolve("checkpoints").toAbsolutePath().toUri().toString());
         for (int i = 0; i < extra.length; i += 2) {
             args.put(extra[i], extra[i + 1]);
         }
@@ -97,7 +99,8 @@ class KafkaToPostgresIT {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         LineflowJob.configure(env, conf);
-        LineflowJob.attach(env, conf, LineflowJob.kafkaSource(conf).setBounded(stopAt).build());
+        LineflowJob.attach(
+                env, conf, LineflowJob.kafkaSource(conf).setBounded(stopAt).build());
         return env.executeAsync(conf.get(LineflowOptions.JOB_NAME));
     }
 
@@ -121,7 +124,9 @@ class KafkaToPostgresIT {
         input.produce(kafka.bootstrapServers(), topic, 0, input.records.size());
         Map<String, DeviceWindowStats> expected = ExpectedWindows.of(input.counted, WINDOW);
 
-        start(jobConfig(topic, "first"), OffsetsInitializer.latest()).getJobExecutionResult().get();
+        start(jobConfig(topic, "first"), OffsetsInitializer.latest())
+                .getJobExecutionResult()
+                .get();
         Map<String, DeviceWindowStats> first = table();
         assertThat(WindowTable.diff(expected, first)).isEmpty();
         assertThat(first).hasSize(8 * 6);
@@ -132,11 +137,14 @@ class KafkaToPostgresIT {
         Map<RejectReason, Long> rejected = rejections();
         assertThat(rejected).isEqualTo(input.rejections);
         long counted = first.values().stream().mapToLong(r -> r.eventsSeen).sum();
-        assertThat(counted + rejected.values().stream().mapToLong(Long::longValue).sum())
+        assertThat(counted
+                        + rejected.values().stream().mapToLong(Long::longValue).sum())
                 .isEqualTo(input.total());
 
         // The same input again, from the start, under another group: the table does not change.
-        start(jobConfig(topic, "replay"), OffsetsInitializer.latest()).getJobExecutionResult().get();
+        start(jobConfig(topic, "replay"), OffsetsInitializer.latest())
+                .getJobExecutionResult()
+                .get();
         assertThat(WindowTable.diff(first, table())).isEmpty();
         assertThat(rejections()).isEqualTo(input.rejections);
 
@@ -150,8 +158,7 @@ class KafkaToPostgresIT {
     }
 
     @Test
-    void staysExactThroughTheLossOfATaskManagerMidStream(@InjectMiniCluster MiniCluster cluster)
-            throws Exception {
+    void staysExactThroughTheLossOfATaskManagerMidStream(@InjectMiniCluster MiniCluster cluster) throws Exception {
         String topic = "tm-loss";
         kafka.createTopic(topic, PARTITIONS);
         DeterministicInput input = DeterministicInput.generate(8, 8, 20, WINDOW, T0, PARTITIONS);
@@ -172,7 +179,8 @@ class KafkaToPostgresIT {
         assertThat(cluster.getArchivedExecutionGraph(id).get().getStatusTimestamp(JobStatus.RESTARTING))
                 .as("the job failed over")
                 .isPositive();
-        assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table())).isEmpty();
+        assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table()))
+                .isEmpty();
         assertThat(rejections()).isEqualTo(input.rejections);
     }
 
@@ -198,10 +206,13 @@ class KafkaToPostgresIT {
         DeterministicInput input = DeterministicInput.of(events, WINDOW, 2);
         input.produce(kafka.bootstrapServers(), topic, 0, input.records.size());
 
-        start(jobConfig(topic, "line-change"), OffsetsInitializer.latest()).getJobExecutionResult().get();
+        start(jobConfig(topic, "line-change"), OffsetsInitializer.latest())
+                .getJobExecutionResult()
+                .get();
         Map<String, DeviceWindowStats> table = table();
 
-        assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table)).isEmpty();
+        assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table))
+                .isEmpty();
         // The same figures spelt out, so that they do not rest on the oracle alone.
         Map<String, String> lines = new TreeMap<>();
         Map<String, Long> downSeconds = new TreeMap<>();
@@ -209,22 +220,24 @@ class KafkaToPostgresIT {
             lines.put(key, row.lineId);
             downSeconds.put(key, row.downtimeMillis / 1000);
         });
-        assertThat(lines).isEqualTo(Map.of(
-                WindowTable.key("press-101", t(0)), "L2",
-                WindowTable.key("press-101", t(5)), "L2",
-                WindowTable.key("press-101", t(10)), "L2",
-                WindowTable.key("press-102", t(0)), "L4",
-                WindowTable.key("press-102", t(5)), "L4",
-                WindowTable.key("press-102", t(10)), "L4",
-                WindowTable.key("press-102", t(15)), "L4"));
-        assertThat(downSeconds).isEqualTo(Map.of(
-                WindowTable.key("press-101", t(0)), 60L,
-                WindowTable.key("press-101", t(5)), 300L,
-                WindowTable.key("press-101", t(10)), 120L,
-                WindowTable.key("press-102", t(0)), 180L,
-                WindowTable.key("press-102", t(5)), 300L,
-                WindowTable.key("press-102", t(10)), 300L,
-                WindowTable.key("press-102", t(15)), 120L));
+        assertThat(lines)
+                .isEqualTo(Map.of(
+                        WindowTable.key("press-101", t(0)), "L2",
+                        WindowTable.key("press-101", t(5)), "L2",
+                        WindowTable.key("press-101", t(10)), "L2",
+                        WindowTable.key("press-102", t(0)), "L4",
+                        WindowTable.key("press-102", t(5)), "L4",
+                        WindowTable.key("press-102", t(10)), "L4",
+                        WindowTable.key("press-102", t(15)), "L4"));
+        assertThat(downSeconds)
+                .isEqualTo(Map.of(
+                        WindowTable.key("press-101", t(0)), 60L,
+                        WindowTable.key("press-101", t(5)), 300L,
+                        WindowTable.key("press-101", t(10)), 120L,
+                        WindowTable.key("press-102", t(0)), 180L,
+                        WindowTable.key("press-102", t(5)), 300L,
+                        WindowTable.key("press-102", t(10)), 300L,
+                        WindowTable.key("press-102", t(15)), 120L));
     }
 
     private static DeviceEvent event(String id, String device, String line, EventType type, double minute) {
@@ -234,9 +247,11 @@ class KafkaToPostgresIT {
     private static void awaitRowsAndCheckpoint(MiniCluster cluster, JobID id) throws Exception {
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
         while (System.nanoTime() < deadline) {
-            long checkpoints =
-                    cluster.getExecutionGraph(id).get().getCheckpointStatsSnapshot().getCounts()
-                            .getNumberOfCompletedCheckpoints();
+            long checkpoints = cluster.getExecutionGraph(id)
+                    .get()
+                    .getCheckpointStatsSnapshot()
+                    .getCounts()
+                    .getNumberOfCompletedCheckpoints();
             if (checkpoints >= 2 && !table().isEmpty()) {
                 return;
             }

@@ -1,5 +1,8 @@
 package io.lineflow.job;
 
+import static io.lineflow.testing.TestEvents.T0;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.event.DeviceEventJson;
@@ -45,9 +48,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
-import static io.lineflow.testing.TestEvents.T0;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Windows whose end has passed are written when the input goes quiet, also after a restore that
@@ -95,7 +95,9 @@ class QuietWindowsIT {
         args.put("lineflow.sink.batch-interval", "200 ms");
         args.put("lineflow.window.idle-emit", idleEmit);
         args.put("execution.checkpointing.interval", "300 ms");
-        args.put("state.checkpoints.dir", WORK.resolve("checkpoints").toAbsolutePath().toUri().toString());
+        args.put(
+                "state.checkpoints.dir",
+                WORK.resolve("checkpoints").toAbsolutePath().toUri().toString());
         String[] argv = args.entrySet().stream()
                 .flatMap(e -> Stream.of("--" + e.getKey(), e.getValue()))
                 .toArray(String[]::new);
@@ -126,8 +128,8 @@ class QuietWindowsIT {
         DeviceEventJson json = DeviceEventJson.fromConfig(conf);
         Map<String, Long> latest = new HashMap<>();
         for (DeterministicInput.Record r : input.records.subList(0, to)) {
-            ParsedRecord p = json.parse(
-                    r.key.getBytes(StandardCharsets.UTF_8), r.value, "t", 0, 0, System.currentTimeMillis());
+            ParsedRecord p =
+                    json.parse(r.key.getBytes(StandardCharsets.UTF_8), r.value, "t", 0, 0, System.currentTimeMillis());
             if (p.isAccepted()) {
                 latest.merge(p.event.deviceId, p.event.ts, Math::max);
             }
@@ -156,10 +158,12 @@ class QuietWindowsIT {
         try (Admin admin = Admin.create(props)) {
             long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
             while (System.nanoTime() < deadline) {
-                Map<TopicPartition, OffsetAndMetadata> committed =
-                        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-                if (ends.entrySet().stream().allMatch(e -> committed.get(e.getKey()) != null
-                        && committed.get(e.getKey()).offset() == e.getValue())) {
+                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                        .partitionsToOffsetAndMetadata()
+                        .get();
+                if (ends.entrySet().stream()
+                        .allMatch(e -> committed.get(e.getKey()) != null
+                                && committed.get(e.getKey()).offset() == e.getValue())) {
                     return;
                 }
                 Thread.sleep(50);
@@ -188,15 +192,18 @@ class QuietWindowsIT {
         assertThat(table().keySet())
                 .as("the first run wrote the last windows before it was stopped: the test needs a longer idle-emit")
                 .doesNotContainAnyElementsOf(last);
-        CompletedCheckpointStats latest =
-                cluster.getArchivedExecutionGraph(first.getJobID()).get()
-                        .getCheckpointStatsSnapshot().getHistory().getLatestCompletedCheckpoint();
+        CompletedCheckpointStats latest = cluster.getArchivedExecutionGraph(first.getJobID())
+                .get()
+                .getCheckpointStatsSnapshot()
+                .getHistory()
+                .getLatestCompletedCheckpoint();
 
         JobClient second = start(conf, LineflowJob.kafkaSource(conf).build(), latest.getExternalPath());
         long tookMillis = awaitRows(last, Duration.ofSeconds(90));
         second.cancel().get();
         assertThat(tookMillis).as("ms until the last windows were written").isLessThan(60_000);
-        assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table())).isEmpty();
+        assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table()))
+                .isEmpty();
     }
 
     @Test
@@ -211,7 +218,9 @@ class QuietWindowsIT {
 
         JobClient job = start(
                 conf,
-                LineflowJob.kafkaSource(conf).setBounded(OffsetsInitializer.offsets(input.endOffsets(topic))).build(),
+                LineflowJob.kafkaSource(conf)
+                        .setBounded(OffsetsInitializer.offsets(input.endOffsets(topic)))
+                        .build(),
                 null);
         JobID id = job.getJobID();
         // The pause: the windows the replay stopped in are written provisionally.
@@ -222,7 +231,8 @@ class QuietWindowsIT {
         assertThat(cluster.getArchivedExecutionGraph(id).get().getStatusTimestamp(JobStatus.RESTARTING))
                 .as("the job never restarted")
                 .isZero();
-        assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table())).isEmpty();
+        assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table()))
+                .isEmpty();
         try (Connection c = postgres.connect()) {
             assertThat(WindowTable.rejections(c)).as("nothing LATE").isEqualTo(input.rejections);
         }

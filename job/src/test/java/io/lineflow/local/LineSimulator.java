@@ -34,7 +34,12 @@ final class LineSimulator implements Runnable {
         final AtomicLong unknownType = new AtomicLong();
 
         long total() {
-            return pieces.get() + stops.get() + stopEnds.get() + malformed.get() + duplicates.get() + late.get()
+            return pieces.get()
+                    + stops.get()
+                    + stopEnds.get()
+                    + malformed.get()
+                    + duplicates.get()
+                    + late.get()
                     + unknownType.get();
         }
     }
@@ -56,7 +61,13 @@ final class LineSimulator implements Runnable {
     private final long[] stoppedUntil;
     private final DeviceEvent[] lastSent;
 
-    LineSimulator(String bootstrap, String topic, int devices, double piecesPerMinute, long acceleration, long eventTimeStart) {
+    LineSimulator(
+            String bootstrap,
+            String topic,
+            int devices,
+            double piecesPerMinute,
+            long acceleration,
+            long eventTimeStart) {
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
@@ -124,7 +135,15 @@ final class LineSimulator implements Runnable {
             }
             if (random.nextDouble() < 0.004) { // about one stop per 250 pieces
                 counts.stops.incrementAndGet();
-                send(d, event(device, line, EventType.DOWNTIME_START, ts, 0, random.nextBoolean() ? "jam" : "material"));
+                send(
+                        d,
+                        event(
+                                device,
+                                line,
+                                EventType.DOWNTIME_START,
+                                ts,
+                                0,
+                                random.nextBoolean() ? "jam" : "material"));
                 stoppedUntil[d] = ts + 30_000 + random.nextInt(8 * 60_000);
                 nextPiece[d] = stoppedUntil[d];
                 continue;
@@ -147,11 +166,16 @@ final class LineSimulator implements Runnable {
             raw(device, DeviceEventJson.toJson(lastSent[d]));
         } else if (r < 0.008) {
             counts.late.incrementAndGet(); // a device that was offline for 20 minutes
-            raw(device, DeviceEventJson.toJson(event(device, line, EventType.PIECE_PRODUCED, ts - 20 * 60_000, 1, null)));
+            raw(
+                    device,
+                    DeviceEventJson.toJson(event(device, line, EventType.PIECE_PRODUCED, ts - 20 * 60_000, 1, null)));
         } else if (r < 0.009) {
             counts.unknownType.incrementAndGet();
-            raw(device, ("{\"eventId\":\"" + UUID.randomUUID() + "\",\"deviceId\":\"" + device + "\",\"lineId\":\"" + line
-                    + "\",\"type\":\"SELF_DESTRUCT\",\"ts\":" + ts + "}").getBytes(StandardCharsets.UTF_8));
+            raw(
+                    device,
+                    ("{\"eventId\":\"" + UUID.randomUUID() + "\",\"deviceId\":\"" + device + "\",\"lineId\":\"" + line
+                                    + "\",\"type\":\"SELF_DESTRUCT\",\"ts\":" + ts + "}")
+                            .getBytes(StandardCharsets.UTF_8));
         }
     }
 

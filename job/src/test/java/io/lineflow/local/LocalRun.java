@@ -64,7 +64,8 @@ public final class LocalRun {
 
     private final Map<String, String> opts;
     private final List<AutoCloseable> resources = new ArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final ObjectMapper mapper = new ObjectMapper();
     private String lastCheckpoints = "none yet";
 
@@ -72,15 +73,14 @@ public final class LocalRun {
         this.opts = opts;
     }
 
-    private static final Map<String, String> DEFAULTS =
-            Map.of(
-                    "devices", "12",
-                    "pieces-per-minute", "12",
-                    "acceleration", "60",
-                    "duration", "0",
-                    "web-port", "8081",
-                    "topic", "device-events",
-                    "partitions", "4");
+    private static final Map<String, String> DEFAULTS = Map.of(
+            "devices", "12",
+            "pieces-per-minute", "12",
+            "acceleration", "60",
+            "duration", "0",
+            "web-port", "8081",
+            "topic", "device-events",
+            "partitions", "4");
 
     /** Options without a default: when absent, the embedded service or the job's default is used. */
     private static final Set<String> OPTIONAL = Set.of("kafka-bootstrap", "jdbc-url", "jdbc-user", "window");
@@ -114,7 +114,8 @@ public final class LocalRun {
             if (!a.startsWith("--") || !(DEFAULTS.containsKey(name) || OPTIONAL.contains(name))) {
                 Set<String> known = new TreeSet<>(DEFAULTS.keySet());
                 known.addAll(OPTIONAL);
-                throw new IllegalArgumentException("Unknown option '" + a + "'; known: --" + String.join(", --", known));
+                throw new IllegalArgumentException(
+                        "Unknown option '" + a + "'; known: --" + String.join(", --", known));
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException("Option " + a + " needs a value");
@@ -124,26 +125,27 @@ public final class LocalRun {
         try {
             TimeUtils.parseDuration(opts.get("duration"));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--duration " + opts.get("duration") + ": " + e.getMessage()
-                    + " (e.g. 90 s, 5 min, 1 h; 0 runs until Ctrl-C)", e);
+            throw new IllegalArgumentException(
+                    "--duration " + opts.get("duration") + ": " + e.getMessage()
+                            + " (e.g. 90 s, 5 min, 1 h; 0 runs until Ctrl-C)",
+                    e);
         }
         return opts;
     }
 
     private static void usage() {
-        OUT.println(
-                "Usage: make run RUN_ARGS=\"[options]\"\n"
-                        + "  --devices N              simulated devices (12)\n"
-                        + "  --pieces-per-minute R    pieces per device per minute of event time (12)\n"
-                        + "  --acceleration X         event time runs X times faster than the clock (60:"
-                        + " a 5-minute window closes every 5 s)\n"
-                        + "  --duration D             stop after D (Flink's syntax: 90 s, 5 min, 1 h); 0 = until Ctrl-C (0)\n"
-                        + "  --web-port P             Flink Web UI port on localhost (8081)\n"
-                        + "  --topic T --partitions N the input topic (device-events, 4)\n"
-                        + "  --kafka-bootstrap H:P    use this Kafka instead of the in-JVM broker\n"
-                        + "  --jdbc-url URL --jdbc-user U  use this PostgreSQL (password from"
-                        + " LINEFLOW_JDBC_PASSWORD)\n"
-                        + "  --window 5m              the window size");
+        OUT.println("Usage: make run RUN_ARGS=\"[options]\"\n"
+                + "  --devices N              simulated devices (12)\n"
+                + "  --pieces-per-minute R    pieces per device per minute of event time (12)\n"
+                + "  --acceleration X         event time runs X times faster than the clock (60:"
+                + " a 5-minute window closes every 5 s)\n"
+                + "  --duration D             stop after D (Flink's syntax: 90 s, 5 min, 1 h); 0 = until Ctrl-C (0)\n"
+                + "  --web-port P             Flink Web UI port on localhost (8081)\n"
+                + "  --topic T --partitions N the input topic (device-events, 4)\n"
+                + "  --kafka-bootstrap H:P    use this Kafka instead of the in-JVM broker\n"
+                + "  --jdbc-url URL --jdbc-user U  use this PostgreSQL (password from"
+                + " LINEFLOW_JDBC_PASSWORD)\n"
+                + "  --window 5m              the window size");
     }
 
     private void run() throws Exception {
@@ -172,14 +174,21 @@ public final class LocalRun {
         }
 
         List<String> jobArgs = new ArrayList<>(List.of(
-                "--lineflow.kafka.bootstrap-servers", bootstrap,
-                "--lineflow.kafka.topic", opts.get("topic"),
-                "--lineflow.jdbc.url", jdbcUrl,
-                "--execution.checkpointing.interval", "5 s",
-                "--state.checkpoints.dir", work.resolve("checkpoints").toUri().toString(),
-                "--lineflow.sink.batch-interval", "500 ms",
+                "--lineflow.kafka.bootstrap-servers",
+                bootstrap,
+                "--lineflow.kafka.topic",
+                opts.get("topic"),
+                "--lineflow.jdbc.url",
+                jdbcUrl,
+                "--execution.checkpointing.interval",
+                "5 s",
+                "--state.checkpoints.dir",
+                work.resolve("checkpoints").toUri().toString(),
+                "--lineflow.sink.batch-interval",
+                "500 ms",
                 // Event time runs fast here: a silent partition must not hold the watermark long.
-                "--lineflow.watermark.idleness", "5 s"));
+                "--lineflow.watermark.idleness",
+                "5 s"));
         if (jdbcUser != null) {
             jobArgs.addAll(List.of("--lineflow.jdbc.user", jdbcUser));
         }
@@ -201,12 +210,17 @@ public final class LocalRun {
         String rest = "http://127.0.0.1:" + opts.get("web-port");
 
         long windowMs = conf.get(LineflowOptions.WINDOW_SIZE).toMillis();
-        long span = durationMs > 0 ? durationMs * acceleration : Duration.ofDays(7).toMillis();
+        long span =
+                durationMs > 0 ? durationMs * acceleration : Duration.ofDays(7).toMillis();
         long start = System.currentTimeMillis() - span - windowMs;
         start -= Math.floorMod(start, windowMs);
         LineSimulator sim = new LineSimulator(
-                bootstrap, opts.get("topic"), devices,
-                Double.parseDouble(opts.get("pieces-per-minute")), acceleration, start);
+                bootstrap,
+                opts.get("topic"),
+                devices,
+                Double.parseDouble(opts.get("pieces-per-minute")),
+                acceleration,
+                start);
         Thread simThread = new Thread(sim, "line-simulator");
         simThread.start();
 
@@ -228,8 +242,9 @@ public final class LocalRun {
             sim.stop();
             simThread.join();
             Thread.sleep(3000); // let the job read the last records before the drain
-            String savepoint = job.stopWithSavepoint(true, work.resolve("savepoints").toUri().toString(),
-                    SavepointFormatType.CANONICAL).get(2, TimeUnit.MINUTES);
+            String savepoint = job.stopWithSavepoint(
+                            true, work.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+                    .get(2, TimeUnit.MINUTES);
             OUT.println("Final savepoint: " + savepoint);
             Thread.sleep(1000);
             show(db, admin, group, sim, job, rest, true);
@@ -238,15 +253,18 @@ public final class LocalRun {
         }
     }
 
-    private void show(Connection db, Admin admin, String group, LineSimulator sim, JobClient job, String rest, boolean summary)
+    private void show(
+            Connection db, Admin admin, String group, LineSimulator sim, JobClient job, String rest, boolean summary)
             throws Exception {
         LineSimulator.Counts c = sim.counts();
         Map<RejectReason, Long> rejected = WindowTable.rejections(db);
-        long rejectedTotal = rejected.values().stream().mapToLong(Long::longValue).sum();
+        long rejectedTotal =
+                rejected.values().stream().mapToLong(Long::longValue).sum();
         long windows = 0;
         long counted = 0;
         try (Statement s = db.createStatement();
-                ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(events_seen), 0) FROM device_window_stats")) {
+                ResultSet rs =
+                        s.executeQuery("SELECT count(*), coalesce(sum(events_seen), 0) FROM device_window_stats")) {
             rs.next();
             windows = rs.getLong(1);
             counted = rs.getLong(2);
@@ -255,12 +273,24 @@ public final class LocalRun {
         if (!summary && System.console() != null) {
             b.append("\033[H\033[2J"); // redraw in place on a terminal
         }
-        b.append(summary ? "\n=== lineflow local run: summary ===\n" : "=== lineflow local run ===  " + rest + "  (Ctrl-C to stop)\n");
+        b.append(
+                summary
+                        ? "\n=== lineflow local run: summary ===\n"
+                        : "=== lineflow local run ===  " + rest + "  (Ctrl-C to stop)\n");
         b.append(String.format("event time     %s%n", Instant.ofEpochMilli(sim.eventTimeNow())));
-        b.append(String.format("produced       %,d  (pieces %,d, stops %,d/%,d ended, malformed %,d, retries %,d, late %,d, unknown type %,d)%n",
-                c.total(), c.pieces.get(), c.stops.get(), c.stopEnds.get(), c.malformed.get(), c.duplicates.get(), c.late.get(), c.unknownType.get()));
+        b.append(String.format(
+                "produced       %,d  (pieces %,d, stops %,d/%,d ended, malformed %,d, retries %,d, late %,d, unknown type %,d)%n",
+                c.total(),
+                c.pieces.get(),
+                c.stops.get(),
+                c.stopEnds.get(),
+                c.malformed.get(),
+                c.duplicates.get(),
+                c.late.get(),
+                c.unknownType.get()));
         if (!summary) {
-            b.append(String.format("consumed       %,d  (offsets committed at the last checkpoint)%n", consumed(admin, group)));
+            b.append(String.format(
+                    "consumed       %,d  (offsets committed at the last checkpoint)%n", consumed(admin, group)));
         }
         b.append(String.format("counted        %,d  events in %,d window rows%n", counted, windows));
         b.append(String.format("rejected       %,d  %s%n", rejectedTotal, rejected));
@@ -270,20 +300,33 @@ public final class LocalRun {
         b.append(String.format("checkpoints    %s%s%n", lastCheckpoints, summary ? " before the final savepoint" : ""));
         if (summary) {
             long diff = c.total() - counted - rejectedTotal;
-            b.append(diff == 0
-                    ? String.format("accounting     exact: produced %,d = counted %,d + rejected %,d%n", c.total(), counted, rejectedTotal)
-                    : String.format("accounting     MISMATCH: produced %,d, counted %,d + rejected %,d (off by %,d)%n", c.total(), counted, rejectedTotal, diff));
+            b.append(
+                    diff == 0
+                            ? String.format(
+                                    "accounting     exact: produced %,d = counted %,d + rejected %,d%n",
+                                    c.total(), counted, rejectedTotal)
+                            : String.format(
+                                    "accounting     MISMATCH: produced %,d, counted %,d + rejected %,d (off by %,d)%n",
+                                    c.total(), counted, rejectedTotal, diff));
         }
         b.append("\nlatest closed windows\n");
-        b.append(String.format("%-10s %-4s %-11s %7s %6s %9s %7s%n", "device", "line", "window", "pieces", "stops", "down (s)", "events"));
+        b.append(String.format(
+                "%-10s %-4s %-11s %7s %6s %9s %7s%n",
+                "device", "line", "window", "pieces", "stops", "down (s)", "events"));
         try (Statement s = db.createStatement();
                 ResultSet rs = s.executeQuery(
                         "SELECT device_id, line_id, window_start, pieces_produced, downtime_count, downtime_seconds,"
                                 + " events_seen FROM device_window_stats ORDER BY window_start DESC, device_id LIMIT 12")) {
             while (rs.next()) {
-                b.append(String.format("%-10s %-4s %-11s %7d %6d %9.1f %7d%n", rs.getString(1), rs.getString(2),
-                        HHMM.format(rs.getTimestamp(3).toInstant()), rs.getLong(4), rs.getInt(5),
-                        rs.getBigDecimal(6).doubleValue(), rs.getLong(7)));
+                b.append(String.format(
+                        "%-10s %-4s %-11s %7d %6d %9.1f %7d%n",
+                        rs.getString(1),
+                        rs.getString(2),
+                        HHMM.format(rs.getTimestamp(3).toInstant()),
+                        rs.getLong(4),
+                        rs.getInt(5),
+                        rs.getBigDecimal(6).doubleValue(),
+                        rs.getLong(7)));
             }
         }
         OUT.print(b);
@@ -293,8 +336,14 @@ public final class LocalRun {
     /** Records the job has consumed as of its last checkpoint: the group's committed offsets. */
     private long consumed(Admin admin, String group) {
         try {
-            return admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(2, TimeUnit.SECONDS)
-                    .values().stream().mapToLong(o -> o == null ? 0 : o.offset()).sum();
+            return admin
+                    .listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get(2, TimeUnit.SECONDS)
+                    .values()
+                    .stream()
+                    .mapToLong(o -> o == null ? 0 : o.offset())
+                    .sum();
         } catch (Exception e) {
             return -1;
         }
@@ -305,13 +354,18 @@ public final class LocalRun {
         if (j == null) {
             return "n/a";
         }
-        return String.format("%d completed, %d failed", j.path("counts").path("completed").asLong(), j.path("counts").path("failed").asLong());
+        return String.format(
+                "%d completed, %d failed",
+                j.path("counts").path("completed").asLong(),
+                j.path("counts").path("failed").asLong());
     }
 
     private JsonNode get(String url) {
         try {
             HttpResponse<String> r = http.send(
-                    HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
+                    HttpRequest.newBuilder(URI.create(url))
+                            .timeout(Duration.ofSeconds(2))
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 ? mapper.readTree(r.body()) : null;
         } catch (IOException e) {
@@ -336,7 +390,9 @@ public final class LocalRun {
 
     private static void createTopic(String bootstrap, String topic, int partitions) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+                    .all()
+                    .get();
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw e;

@@ -79,13 +79,41 @@ public final class DeterministicInput {
                 }
                 switch ((d + w) % 4) {
                     case 1: // a stop inside the window
-                        events.add(event(device, line, ws / windowMillis, "s", EventType.DOWNTIME_START, ws + windowMillis * 2 / 5 + 7, 0));
-                        events.add(event(device, line, ws / windowMillis, "e", EventType.DOWNTIME_END, ws + windowMillis * 3 / 5 + 11, 0));
+                        events.add(event(
+                                device,
+                                line,
+                                ws / windowMillis,
+                                "s",
+                                EventType.DOWNTIME_START,
+                                ws + windowMillis * 2 / 5 + 7,
+                                0));
+                        events.add(event(
+                                device,
+                                line,
+                                ws / windowMillis,
+                                "e",
+                                EventType.DOWNTIME_END,
+                                ws + windowMillis * 3 / 5 + 11,
+                                0));
                         break;
                     case 2: // a stop running into the next window
                         if (w + 1 < windows) {
-                            events.add(event(device, line, ws / windowMillis, "s", EventType.DOWNTIME_START, ws + windowMillis * 9 / 10 + 3, 0));
-                            events.add(event(device, line, ws / windowMillis, "e", EventType.DOWNTIME_END, ws + windowMillis * 11 / 10 + 5, 0));
+                            events.add(event(
+                                    device,
+                                    line,
+                                    ws / windowMillis,
+                                    "s",
+                                    EventType.DOWNTIME_START,
+                                    ws + windowMillis * 9 / 10 + 3,
+                                    0));
+                            events.add(event(
+                                    device,
+                                    line,
+                                    ws / windowMillis,
+                                    "e",
+                                    EventType.DOWNTIME_END,
+                                    ws + windowMillis * 11 / 10 + 5,
+                                    0));
                         }
                         break;
                     default:
@@ -102,20 +130,16 @@ public final class DeterministicInput {
                     new Record(bad % partitions, badDevice, "{\"eventId\":\"broken".getBytes(StandardCharsets.UTF_8)));
             in.count(RejectReason.MALFORMED_JSON);
             DeviceEvent unknown = event(badDevice, "L1", ws / windowMillis, "u", EventType.PIECE_PRODUCED, ws + 1, 1);
-            in.records.add(
-                    new Record(
-                            bad % partitions,
-                            badDevice,
-                            new String(DeviceEventJson.toJson(unknown), StandardCharsets.UTF_8)
-                                    .replace("PIECE_PRODUCED", "COFFEE_BREAK")
-                                    .getBytes(StandardCharsets.UTF_8)));
+            in.records.add(new Record(
+                    bad % partitions,
+                    badDevice,
+                    new String(DeviceEventJson.toJson(unknown), StandardCharsets.UTF_8)
+                            .replace("PIECE_PRODUCED", "COFFEE_BREAK")
+                            .getBytes(StandardCharsets.UTF_8)));
             in.count(RejectReason.UNKNOWN_TYPE);
             DeviceEvent retried = events.get(events.size() / 2);
-            in.records.add(
-                    new Record(
-                            partitionOf(retried.deviceId, partitions),
-                            retried.deviceId,
-                            DeviceEventJson.toJson(retried)));
+            in.records.add(new Record(
+                    partitionOf(retried.deviceId, partitions), retried.deviceId, DeviceEventJson.toJson(retried)));
             in.count(RejectReason.DUPLICATE);
         }
         return in;
@@ -200,7 +224,8 @@ public final class DeterministicInput {
      */
     public void addWatermarkTicks(long ts) {
         for (int p = 0; p < partitions; p++) {
-            DeviceEvent tick = new DeviceEvent("tick-" + p + "-" + ts, "tick-" + p, "L0", EventType.PIECE_PRODUCED, ts, 1, null);
+            DeviceEvent tick =
+                    new DeviceEvent("tick-" + p + "-" + ts, "tick-" + p, "L0", EventType.PIECE_PRODUCED, ts, 1, null);
             records.add(new Record(p, tick.deviceId, DeviceEventJson.toJson(tick)));
         }
     }

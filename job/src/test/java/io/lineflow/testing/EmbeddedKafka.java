@@ -28,14 +28,12 @@ import java.util.concurrent.ExecutionException;
 public final class EmbeddedKafka implements AutoCloseable {
     static {
         // Kafka halts the JVM on fatal errors; in tests that would kill the fork without a word.
-        Exit.setHaltProcedure(
-                (status, message) -> {
-                    throw new IllegalStateException("Kafka tried to halt(" + status + "): " + message);
-                });
-        Exit.setExitProcedure(
-                (status, message) -> {
-                    throw new IllegalStateException("Kafka tried to exit(" + status + "): " + message);
-                });
+        Exit.setHaltProcedure((status, message) -> {
+            throw new IllegalStateException("Kafka tried to halt(" + status + "): " + message);
+        });
+        Exit.setExitProcedure((status, message) -> {
+            throw new IllegalStateException("Kafka tried to exit(" + status + "): " + message);
+        });
     }
 
     private final KafkaRaftServer server;
@@ -69,9 +67,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             Files.createDirectories(dir);
             Path meta = dir.resolve("meta.properties");
             if (!Files.exists(meta)) {
-                Files.writeString(
-                        meta,
-                        "version=1\ncluster.id=" + Uuid.randomUuid() + "\nnode.id=1\n");
+                Files.writeString(meta, "version=1\ncluster.id=" + Uuid.randomUuid() + "\nnode.id=1\n");
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -94,8 +90,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("transaction.state.log.min.isr", "1");
         p.put("group.initial.rebalance.delay.ms", "0");
         p.put("log.retention.hours", "-1");
-        KafkaRaftServer server =
-                new KafkaRaftServer(new KafkaConfig(p, false), Time.SYSTEM, Option.empty());
+        KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(p, false), Time.SYSTEM, Option.empty());
         server.startup();
         return new EmbeddedKafka(server, host, port);
     }
@@ -114,7 +109,9 @@ public final class EmbeddedKafka implements AutoCloseable {
     /** {@link #createTopic(String, int)} on any broker, through {@code admin}. */
     public static void createTopic(Admin admin, String name, int partitions) {
         try {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+                    .all()
+                    .get();
             long deadline = System.nanoTime() + 60_000_000_000L;
             while (!admin.describeTopics(List.of(name)).allTopicNames().get().get(name).partitions().stream()
                     .allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {

@@ -1,7 +1,6 @@
 package io.lineflow.testing;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-
 import org.apache.commons.io.FileUtils;
 
 import java.io.IOException;
@@ -55,12 +54,15 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         try {
             Files.createDirectories(dir);
             Path hba = dir.resolve("pg_hba.conf");
-            Files.writeString(hba, String.join("\n",
-                    "# written by EmbeddedPostgresServer.startReachableFrom",
-                    "local all postgres trust",
-                    "host all postgres 127.0.0.1/32 trust",
-                    "host " + database + " " + user + " " + clientCidr + " scram-sha-256",
-                    ""));
+            Files.writeString(
+                    hba,
+                    String.join(
+                            "\n",
+                            "# written by EmbeddedPostgresServer.startReachableFrom",
+                            "local all postgres trust",
+                            "host all postgres 127.0.0.1/32 trust",
+                            "host " + database + " " + user + " " + clientCidr + " scram-sha-256",
+                            ""));
             return new EmbeddedPostgresServer(builder(dir, port, false)
                     .setServerConfig("listen_addresses", "127.0.0.1," + host)
                     .setServerConfig("hba_file", hba.toAbsolutePath().toString())
@@ -73,7 +75,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
     /** Creates (or resets) a login role with {@code password} that owns a database of the same name. */
     public void createLogin(String user, String password) throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             // Role and database names cannot be bound parameters; both are checked identifiers.
             if (!user.matches("[a-z_][a-z0-9_]{0,62}")) {
                 throw new IllegalArgumentException("not a plain role name: " + user);
@@ -107,11 +110,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     }
 
     private static EmbeddedPostgres.Builder builder(Path dir, int port, boolean clean) {
-        EmbeddedPostgres.Builder builder =
-                EmbeddedPostgres.builder()
-                        .setOverrideWorkingDirectory(dir.resolve("work").toFile())
-                        .setDataDirectory(dir.resolve("data"))
-                        .setCleanDataDirectory(clean);
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                .setOverrideWorkingDirectory(dir.resolve("work").toFile())
+                .setDataDirectory(dir.resolve("data"))
+                .setCleanDataDirectory(clean);
         if (port > 0) {
             builder.setPort(port);
         }

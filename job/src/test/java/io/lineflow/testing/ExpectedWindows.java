@@ -27,67 +27,66 @@ public final class ExpectedWindows {
         Map<String, DeviceWindowStats> table = new TreeMap<>();
         Map<String, List<DeviceEvent>> byDevice =
                 events.stream().collect(Collectors.groupingBy(e -> e.deviceId, TreeMap::new, Collectors.toList()));
-        byDevice.forEach(
-                (device, arrived) -> {
-                    List<DeviceEvent> list = new ArrayList<>(arrived);
-                    list.sort(
-                            Comparator.<DeviceEvent>comparingLong(e -> e.ts)
-                                    .thenComparing(e -> e.type == EventType.DOWNTIME_START));
-                    long first = windowOf(list.get(0).ts, windowMillis);
-                    long last = windowOf(list.get(list.size() - 1).ts, windowMillis);
-                    boolean open = false;
-                    String line = null;
-                    for (long start = first; start <= last; start += windowMillis) {
-                        long end = start + windowMillis;
-                        List<DeviceEvent> in = new ArrayList<>();
-                        for (DeviceEvent e : list) {
-                            if (e.ts >= start && e.ts < end) {
-                                in.add(e);
-                            }
-                        }
-                        if (in.isEmpty() && !open) {
-                            continue;
-                        }
-                        DeviceWindowStats row = new DeviceWindowStats();
-                        row.deviceId = device;
-                        for (DeviceEvent e : arrived) {
-                            if (e.ts >= start && e.ts < end) {
-                                line = e.lineId;
-                            }
-                        }
-                        row.lineId = line;
-                        row.windowStart = start;
-                        row.windowEnd = end;
-                        List<DeviceEvent> transitions =
-                                in.stream().filter(e -> e.type != EventType.PIECE_PRODUCED).collect(Collectors.toList());
-                        boolean down = open || (!transitions.isEmpty() && transitions.get(0).type == EventType.DOWNTIME_END);
-                        long since = start;
-                        for (DeviceEvent e : in) {
-                            row.eventsSeen++;
-                            if (e.type == EventType.PIECE_PRODUCED) {
-                                row.piecesProduced += e.count;
-                            } else if (e.type == EventType.DOWNTIME_START) {
-                                row.downtimeCount++;
-                                if (!down) {
-                                    down = true;
-                                    since = e.ts;
-                                }
-                            } else if (down) {
-                                row.downtimeMillis += e.ts - since;
-                                down = false;
-                            }
-                        }
-                        if (down) {
-                            row.downtimeMillis += end - since;
-                        }
-                        open = down;
-                        if (!in.isEmpty()) {
-                            row.firstEventTs = in.get(0).ts;
-                            row.lastEventTs = in.get(in.size() - 1).ts;
-                        }
-                        table.put(WindowTable.key(device, start), row);
+        byDevice.forEach((device, arrived) -> {
+            List<DeviceEvent> list = new ArrayList<>(arrived);
+            list.sort(Comparator.<DeviceEvent>comparingLong(e -> e.ts)
+                    .thenComparing(e -> e.type == EventType.DOWNTIME_START));
+            long first = windowOf(list.get(0).ts, windowMillis);
+            long last = windowOf(list.get(list.size() - 1).ts, windowMillis);
+            boolean open = false;
+            String line = null;
+            for (long start = first; start <= last; start += windowMillis) {
+                long end = start + windowMillis;
+                List<DeviceEvent> in = new ArrayList<>();
+                for (DeviceEvent e : list) {
+                    if (e.ts >= start && e.ts < end) {
+                        in.add(e);
                     }
-                });
+                }
+                if (in.isEmpty() && !open) {
+                    continue;
+                }
+                DeviceWindowStats row = new DeviceWindowStats();
+                row.deviceId = device;
+                for (DeviceEvent e : arrived) {
+                    if (e.ts >= start && e.ts < end) {
+                        line = e.lineId;
+                    }
+                }
+                row.lineId = line;
+                row.windowStart = start;
+                row.windowEnd = end;
+                List<DeviceEvent> transitions = in.stream()
+                        .filter(e -> e.type != EventType.PIECE_PRODUCED)
+                        .collect(Collectors.toList());
+                boolean down = open || (!transitions.isEmpty() && transitions.get(0).type == EventType.DOWNTIME_END);
+                long since = start;
+                for (DeviceEvent e : in) {
+                    row.eventsSeen++;
+                    if (e.type == EventType.PIECE_PRODUCED) {
+                        row.piecesProduced += e.count;
+                    } else if (e.type == EventType.DOWNTIME_START) {
+                        row.downtimeCount++;
+                        if (!down) {
+                            down = true;
+                            since = e.ts;
+                        }
+                    } else if (down) {
+                        row.downtimeMillis += e.ts - since;
+                        down = false;
+                    }
+                }
+                if (down) {
+                    row.downtimeMillis += end - since;
+                }
+                open = down;
+                if (!in.isEmpty()) {
+                    row.firstEventTs = in.get(0).ts;
+                    row.lastEventTs = in.get(in.size() - 1).ts;
+                }
+                table.put(WindowTable.key(device, start), row);
+            }
+        });
         return table;
     }
 

@@ -138,7 +138,11 @@ public final class HostileRecords {
             f.put("deviceId", quote(device));
             f.put("lineId", quote("L" + (1 + r.nextInt(5))));
             f.put("type", quote(EventType.values()[r.nextInt(EventType.values().length)].name()));
-            f.put("ts", r.nextBoolean() ? String.valueOf(ts) : quote(Instant.ofEpochMilli(ts).toString()));
+            f.put(
+                    "ts",
+                    r.nextBoolean()
+                            ? String.valueOf(ts)
+                            : quote(Instant.ofEpochMilli(ts).toString()));
             if (r.nextBoolean()) {
                 f.put("count", String.valueOf(r.nextInt(10)));
             }
@@ -150,7 +154,8 @@ public final class HostileRecords {
 
         /** Unusual text PostgreSQL stores fine: emoji (surrogate pairs), CJK, RTL, noncharacters. */
         String oddButStorable() {
-            String[] odd = {"\uD83D\uDE00", "機械", "\u202Eevil", "e\u0301", "\uFFFE", "\uFFFF", " ", "\t", "\uD800\uDC00"};
+            String[] odd = {"\uD83D\uDE00", "機械", "\u202Eevil", "e\u0301", "\uFFFE", "\uFFFF", " ", "\t", "\uD800\uDC00"
+            };
             return odd[r.nextInt(odd.length)] + r.nextInt(40);
         }
 
@@ -202,13 +207,30 @@ public final class HostileRecords {
                 case 2:
                     return quote(hostileText(field));
                 case 3:
-                    String[] lit = {"null", "true", "false", "{}", "[]", "{\"a\":[1,{\"b\":null}]}", "\"\"", "[\"ts\",1]"};
+                    String[] lit = {
+                        "null", "true", "false", "{}", "[]", "{\"a\":[1,{\"b\":null}]}", "\"\"", "[\"ts\",1]"
+                    };
                     return lit[r.nextInt(lit.length)];
                 case 4:
                     return nested(1 + r.nextInt(40));
                 default:
                     // Not JSON: the parser must reject the whole record.
-                    String[] bad = {"NaN", "Infinity", "-Infinity", "0x10", "01", "'x'", "tru", "1.", ".5", "+1", "\"unterminated", "1e", "--1", "undefined"};
+                    String[] bad = {
+                        "NaN",
+                        "Infinity",
+                        "-Infinity",
+                        "0x10",
+                        "01",
+                        "'x'",
+                        "tru",
+                        "1.",
+                        ".5",
+                        "+1",
+                        "\"unterminated",
+                        "1e",
+                        "--1",
+                        "undefined"
+                    };
                     return bad[r.nextInt(bad.length)];
             }
         }
@@ -216,40 +238,110 @@ public final class HostileRecords {
         String hostileNumber() {
             BigInteger two63 = BigInteger.ONE.shiftLeft(63);
             Object[] n = {
-                Long.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE + 1, Long.MAX_VALUE - 1,
-                1L << 62, -(1L << 62), (1L << 62) - 1, 0, -1, 1, Integer.MAX_VALUE, (long) Integer.MAX_VALUE + 1,
-                Integer.MIN_VALUE, two63, two63.negate().subtract(BigInteger.ONE), BigInteger.TEN.pow(30),
-                BigInteger.TEN.pow(30).negate(), "1.5", "-0", "-0.0", "1e3", "1E400", "-1e-400", "2.5e12",
-                earliest - 1, earliest, now + maxFuture, now + maxFuture + 1, -300_000_000_000_000L,
-                300_000_000_000_000L, Long.MAX_VALUE / 2 + 1, Long.MIN_VALUE / 2 - 1,
-                "1" + "0".repeat(999), "9".repeat(1001), r.nextLong()
+                Long.MIN_VALUE,
+                Long.MAX_VALUE,
+                Long.MIN_VALUE + 1,
+                Long.MAX_VALUE - 1,
+                1L << 62,
+                -(1L << 62),
+                (1L << 62) - 1,
+                0,
+                -1,
+                1,
+                Integer.MAX_VALUE,
+                (long) Integer.MAX_VALUE + 1,
+                Integer.MIN_VALUE,
+                two63,
+                two63.negate().subtract(BigInteger.ONE),
+                BigInteger.TEN.pow(30),
+                BigInteger.TEN.pow(30).negate(),
+                "1.5",
+                "-0",
+                "-0.0",
+                "1e3",
+                "1E400",
+                "-1e-400",
+                "2.5e12",
+                earliest - 1,
+                earliest,
+                now + maxFuture,
+                now + maxFuture + 1,
+                -300_000_000_000_000L,
+                300_000_000_000_000L,
+                Long.MAX_VALUE / 2 + 1,
+                Long.MIN_VALUE / 2 - 1,
+                "1" + "0".repeat(999),
+                "9".repeat(1001),
+                r.nextLong()
             };
             return String.valueOf(n[r.nextInt(n.length)]);
         }
 
         String hostileTime() {
-            long[] years = {-1_000_000_000L, -999_999_999, -300_000_000, -292_275_056, -10_000, -1, 0, 1, 1969, 1970,
-                1999, 2000, 2026, 9999, 10_000, 294_276, 294_277, 292_278_994, 292_278_995, 300_000_000,
-                999_999_999, 1_000_000_000L};
+            long[] years = {
+                -1_000_000_000L,
+                -999_999_999,
+                -300_000_000,
+                -292_275_056,
+                -10_000,
+                -1,
+                0,
+                1,
+                1969,
+                1970,
+                1999,
+                2000,
+                2026,
+                9999,
+                10_000,
+                294_276,
+                294_277,
+                292_278_994,
+                292_278_995,
+                300_000_000,
+                999_999_999,
+                1_000_000_000L
+            };
             int pick = r.nextInt(10);
             if (pick < 2) {
                 return hostileNumber();
             }
             if (pick < 4) {
                 String[] odd = {
-                    "2026-02-30T00:00:00Z", "2026-11-01T10:00:00", "2026-11-01T23:59:60Z", "2026-11-01",
-                    "2026-11-01T10:00:00.123456789Z", "2026-11-01T10:00:00+14:00", "2026-11-01T10:00:00-18:00",
-                    "2026-11-01T10:00:00.Z", "", " 2026-11-01T10:00:00Z", "2026-11-01t10:00:00z",
-                    "\u0000", "2026-11-01T10:00:00Z\u0000", Instant.ofEpochMilli(now + maxFuture).toString(),
-                    Instant.ofEpochMilli(now + maxFuture + 1).toString(), Instant.ofEpochMilli(earliest - 1).toString(),
-                    Instant.ofEpochMilli(earliest).toString(), Instant.MIN.toString(), Instant.MAX.toString()
+                    "2026-02-30T00:00:00Z",
+                    "2026-11-01T10:00:00",
+                    "2026-11-01T23:59:60Z",
+                    "2026-11-01",
+                    "2026-11-01T10:00:00.123456789Z",
+                    "2026-11-01T10:00:00+14:00",
+                    "2026-11-01T10:00:00-18:00",
+                    "2026-11-01T10:00:00.Z",
+                    "",
+                    " 2026-11-01T10:00:00Z",
+                    "2026-11-01t10:00:00z",
+                    "\u0000",
+                    "2026-11-01T10:00:00Z\u0000",
+                    Instant.ofEpochMilli(now + maxFuture).toString(),
+                    Instant.ofEpochMilli(now + maxFuture + 1).toString(),
+                    Instant.ofEpochMilli(earliest - 1).toString(),
+                    Instant.ofEpochMilli(earliest).toString(),
+                    Instant.MIN.toString(),
+                    Instant.MAX.toString()
                 };
                 return quote(odd[r.nextInt(odd.length)]);
             }
             long year = years[r.nextInt(years.length)];
-            String y = year > 9999 ? "+" + year : year < 0 ? String.format("-%04d", -year) : String.format("%04d", year);
-            return quote(String.format("%s-%02d-%02dT%02d:%02d:%02d%sZ", y, 1 + r.nextInt(12), 1 + r.nextInt(28),
-                    r.nextInt(24), r.nextInt(60), r.nextInt(60), r.nextBoolean() ? "" : "." + r.nextInt(1000)));
+            String y =
+                    year > 9999 ? "+" + year : year < 0 ? String.format("-%04d", -year) : String.format("%04d", year);
+            return quote(String.format(
+                    "%s-%02d-%02dT%02d:%02d:%02d%sZ",
+                    y,
+                    1 + r.nextInt(12),
+                    1 + r.nextInt(28),
+                    r.nextInt(24),
+                    r.nextInt(60),
+                    r.nextInt(60),
+                    r.nextBoolean() ? "" : "." + r.nextInt(1000)));
         }
 
         String hostileText(String field) {
@@ -336,8 +428,19 @@ public final class HostileRecords {
                         cur[at] ^= (byte) (1 << r.nextInt(8));
                         break;
                     case 1:
-                        byte[][] insert = {{0}, {(byte) 0xFF}, {(byte) 0xC0, (byte) 0x80}, {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
-                            {(byte) 0x80}, {'"'}, {'\\'}, {'{'}, {'}'}, {'\\', 'u', '0', '0', '0', '0'}, {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}};
+                        byte[][] insert = {
+                            {0},
+                            {(byte) 0xFF},
+                            {(byte) 0xC0, (byte) 0x80},
+                            {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
+                            {(byte) 0x80},
+                            {'"'},
+                            {'\\'},
+                            {'{'},
+                            {'}'},
+                            {'\\', 'u', '0', '0', '0', '0'},
+                            {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}
+                        };
                         byte[] ins = insert[r.nextInt(insert.length)];
                         out.write(cur, 0, at);
                         out.write(ins, 0, ins.length);

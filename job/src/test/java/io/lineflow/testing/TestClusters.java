@@ -21,11 +21,10 @@ public final class TestClusters {
         c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restartAttempts);
         c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
-        return new MiniClusterExtension(
-                new MiniClusterResourceConfiguration.Builder()
-                        .setNumberTaskManagers(2)
-                        .setNumberSlotsPerTaskManager(1)
-                        .setConfiguration(c)
-                        .build());
+        return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                .setNumberTaskManagers(2)
+                .setNumberSlotsPerTaskManager(1)
+                .setConfiguration(c)
+                .build());
     }
 }

@@ -29,11 +29,9 @@ public final class WindowTable {
     public static Map<String, DeviceWindowStats> read(Connection c) throws SQLException {
         Map<String, DeviceWindowStats> rows = new TreeMap<>();
         try (Statement s = c.createStatement();
-                ResultSet rs =
-                        s.executeQuery(
-                                "SELECT device_id, line_id, window_start, window_end, pieces_produced,"
-                                        + " downtime_count, downtime_seconds, events_seen, first_event_at,"
-                                        + " last_event_at FROM device_window_stats")) {
+                ResultSet rs = s.executeQuery("SELECT device_id, line_id, window_start, window_end, pieces_produced,"
+                        + " downtime_count, downtime_seconds, events_seen, first_event_at,"
+                        + " last_event_at FROM device_window_stats")) {
             while (rs.next()) {
                 DeviceWindowStats r = new DeviceWindowStats();
                 r.deviceId = rs.getString(1);
@@ -74,31 +72,28 @@ public final class WindowTable {
      * Every difference between the expected and the actual table: a missing row, an extra row, or
      * each wrong cell with both values. Empty when the table is exact.
      */
-    public static List<String> diff(
-            Map<String, DeviceWindowStats> expected, Map<String, DeviceWindowStats> actual) {
+    public static List<String> diff(Map<String, DeviceWindowStats> expected, Map<String, DeviceWindowStats> actual) {
         List<String> problems = new ArrayList<>();
-        expected.forEach(
-                (key, want) -> {
-                    DeviceWindowStats got = actual.get(key);
-                    if (got == null) {
-                        problems.add("MISSING " + key + " " + want);
-                        return;
-                    }
-                    cell(problems, key, "line_id", want.lineId, got.lineId);
-                    cell(problems, key, "window_end", want.windowEnd, got.windowEnd);
-                    cell(problems, key, "pieces_produced", want.piecesProduced, got.piecesProduced);
-                    cell(problems, key, "downtime_count", want.downtimeCount, got.downtimeCount);
-                    cell(problems, key, "downtime_ms", want.downtimeMillis, got.downtimeMillis);
-                    cell(problems, key, "events_seen", want.eventsSeen, got.eventsSeen);
-                    cell(problems, key, "first_event_at", want.firstEventTs, got.firstEventTs);
-                    cell(problems, key, "last_event_at", want.lastEventTs, got.lastEventTs);
-                });
-        actual.forEach(
-                (key, got) -> {
-                    if (!expected.containsKey(key)) {
-                        problems.add("EXTRA " + key + " " + got);
-                    }
-                });
+        expected.forEach((key, want) -> {
+            DeviceWindowStats got = actual.get(key);
+            if (got == null) {
+                problems.add("MISSING " + key + " " + want);
+                return;
+            }
+            cell(problems, key, "line_id", want.lineId, got.lineId);
+            cell(problems, key, "window_end", want.windowEnd, got.windowEnd);
+            cell(problems, key, "pieces_produced", want.piecesProduced, got.piecesProduced);
+            cell(problems, key, "downtime_count", want.downtimeCount, got.downtimeCount);
+            cell(problems, key, "downtime_ms", want.downtimeMillis, got.downtimeMillis);
+            cell(problems, key, "events_seen", want.eventsSeen, got.eventsSeen);
+            cell(problems, key, "first_event_at", want.firstEventTs, got.firstEventTs);
+            cell(problems, key, "last_event_at", want.lastEventTs, got.lastEventTs);
+        });
+        actual.forEach((key, got) -> {
+            if (!expected.containsKey(key)) {
+                problems.add("EXTRA " + key + " " + got);
+            }
+        });
         return problems;
     }
 

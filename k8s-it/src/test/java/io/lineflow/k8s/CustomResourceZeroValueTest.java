@@ -3,7 +3,6 @@ package io.lineflow.k8s;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
 import org.apache.flink.kubernetes.operator.api.status.TaskManagerInfo;
@@ -41,7 +40,10 @@ class CustomResourceZeroValueTest {
 
         admin.resource(fd).create();
 
-        FlinkDeployment stored = admin.resources(FlinkDeployment.class).inNamespace(ns).withName("zero-spec").get();
+        FlinkDeployment stored = admin.resources(FlinkDeployment.class)
+                .inNamespace(ns)
+                .withName("zero-spec")
+                .get();
         assertThat(stored.getSpec().getImage()).isEmpty();
         assertThat(stored.getSpec().getJob().getParallelism()).isZero();
         assertThat(stored.getSpec().getJob().getAllowNonRestoredState()).isFalse();
@@ -50,15 +52,20 @@ class CustomResourceZeroValueTest {
 
     @Test
     void theOperatorsFirstStatusUpdateWithAnEmptyLabelSelectorIsAccepted() {
-        FlinkDeployment created = admin.resource(Fakes.flinkDeployment(ns, "zero-status")).create();
+        FlinkDeployment created =
+                admin.resource(Fakes.flinkDeployment(ns, "zero-status")).create();
         FlinkDeploymentStatus status = new FlinkDeploymentStatus();
         status.setTaskManager(new TaskManagerInfo("", 0));
         created.setStatus(status);
 
         admin.resource(created).updateStatus();
 
-        TaskManagerInfo stored = admin.resources(FlinkDeployment.class).inNamespace(ns).withName("zero-status").get()
-                .getStatus().getTaskManager();
+        TaskManagerInfo stored = admin.resources(FlinkDeployment.class)
+                .inNamespace(ns)
+                .withName("zero-status")
+                .get()
+                .getStatus()
+                .getTaskManager();
         assertThat(stored.getLabelSelector()).isEmpty();
         assertThat(stored.getReplicas()).isZero();
     }

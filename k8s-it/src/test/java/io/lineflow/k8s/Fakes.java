@@ -38,11 +38,33 @@ final class Fakes {
         public FlinkObservation observe(String restUrl, String topic) {
             boolean dup = duplicated.keySet().stream().anyMatch(d -> restUrl.contains("//" + d + "-rest"));
             Instant now = clock.instant();
-            var checkpoints = new FlinkObservation.Checkpoints(true, Duration.ofSeconds(60), Duration.ofMinutes(2), 3, true,
-                    50, 0, 0, 50L, now.minusSeconds(20), "s3://lineflow/checkpoints/abc/chk-50", null, null);
-            var source = new FlinkObservation.Source("v1", "Source: kafka-source", 4, dup ? 200.0 : 100.0, dup ? 8 : 4, java.util.Set.of(0, 1, 2, 3));
-            return new FlinkObservation(restUrl, null,
-                    new FlinkObservation.Job("abc", "lineflow", "RUNNING", now.minus(Duration.ofHours(2)), 0L, checkpoints, java.util.List.of(source)));
+            var checkpoints = new FlinkObservation.Checkpoints(
+                    true,
+                    Duration.ofSeconds(60),
+                    Duration.ofMinutes(2),
+                    3,
+                    true,
+                    50,
+                    0,
+                    0,
+                    50L,
+                    now.minusSeconds(20),
+                    "s3://lineflow/checkpoints/abc/chk-50",
+                    null,
+                    null);
+            var source = new FlinkObservation.Source(
+                    "v1", "Source: kafka-source", 4, dup ? 200.0 : 100.0, dup ? 8 : 4, java.util.Set.of(0, 1, 2, 3));
+            return new FlinkObservation(
+                    restUrl,
+                    null,
+                    new FlinkObservation.Job(
+                            "abc",
+                            "lineflow",
+                            "RUNNING",
+                            now.minus(Duration.ofHours(2)),
+                            0L,
+                            checkpoints,
+                            java.util.List.of(source)));
         }
     }
 
@@ -59,7 +81,8 @@ final class Fakes {
         @Override
         public KafkaObservation observe(String bootstrap, String topic, String groupId) {
             long end = 1_000_000 + (clock.millis() - start) / 10;
-            return new KafkaObservation(bootstrap, topic, groupId, clock.instant(), null, 4, end, end - 500, 500L, Duration.ofDays(7));
+            return new KafkaObservation(
+                    bootstrap, topic, groupId, clock.instant(), null, 4, end, end - 500, 500L, Duration.ofDays(7));
         }
     }
 

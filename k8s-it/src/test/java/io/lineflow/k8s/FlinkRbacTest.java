@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
-
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -53,12 +52,20 @@ class FlinkRbacTest {
     }
 
     static ConfigMap haConfigMap(String name) {
-        return new ConfigMapBuilder().withNewMetadata().withName(name).withLabels(HA_LABELS).endMetadata().build();
+        return new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withLabels(HA_LABELS)
+                .endMetadata()
+                .build();
     }
 
     static void assertForbidden(String what, Runnable call) {
-        assertThatThrownBy(call::run).as(what)
-                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).as(what).isEqualTo(403));
+        assertThatThrownBy(call::run)
+                .as(what)
+                .isInstanceOfSatisfying(
+                        KubernetesClientException.class,
+                        e -> assertThat(e.getCode()).as(what).isEqualTo(403));
     }
 
     @Test
@@ -78,11 +85,15 @@ class FlinkRbacTest {
             // The leader election lock: create, read, then renew by update (optimistic, with resourceVersion).
             cms.resource(haConfigMap("lineflow-cluster-config-map")).create();
             ConfigMap lock = cms.withName("lineflow-cluster-config-map").get();
-            lock.getMetadata().setAnnotations(Map.of("control-plane.alpha.kubernetes.io/leader", "{\"holderIdentity\":\"jm-1\"}"));
+            lock.getMetadata()
+                    .setAnnotations(
+                            Map.of("control-plane.alpha.kubernetes.io/leader", "{\"holderIdentity\":\"jm-1\"}"));
             cms.resource(lock).update();
             // Job metadata: checkpoint ids and the leader's address, by patch.
-            cms.withName("lineflow-cluster-config-map").edit(c -> new ConfigMapBuilder(c)
-                    .addToData("checkpointID-0000000000000000042", "pointer").build());
+            cms.withName("lineflow-cluster-config-map")
+                    .edit(c -> new ConfigMapBuilder(c)
+                            .addToData("checkpointID-0000000000000000042", "pointer")
+                            .build());
             cms.resource(haConfigMap("lineflow-abc-config-map")).create();
 
             assertThat(cms.withLabels(HA_LABELS).list().getItems()).hasSize(2);
@@ -93,17 +104,32 @@ class FlinkRbacTest {
             // Cleanup of a finished or removed cluster: by name and by label.
             cms.withName("lineflow-abc-config-map").delete();
             cms.withLabels(HA_LABELS).delete();
-            assertThat(admin.configMaps().inNamespace(ns).withLabels(HA_LABELS).list().getItems()).isEmpty();
+            assertThat(admin.configMaps()
+                            .inNamespace(ns)
+                            .withLabels(HA_LABELS)
+                            .list()
+                            .getItems())
+                    .isEmpty();
         }
     }
 
     @Test
     void theJobManagerCanRunItsTaskManagerPods() {
         var pods = flink.pods().inNamespace(ns);
-        pods.resource(new PodBuilder().withNewMetadata().withName("lineflow-taskmanager-1-1")
-                .addToLabels("app", "lineflow").addToLabels("component", "taskmanager").endMetadata()
-                .withNewSpec().addNewContainer().withName("flink-main-container").withImage("lineflow/job:test").endContainer()
-                .endSpec().build()).create();
+        pods.resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName("lineflow-taskmanager-1-1")
+                        .addToLabels("app", "lineflow")
+                        .addToLabels("component", "taskmanager")
+                        .endMetadata()
+                        .withNewSpec()
+                        .addNewContainer()
+                        .withName("flink-main-container")
+                        .withImage("lineflow/job:test")
+                        .endContainer()
+                        .endSpec()
+                        .build())
+                .create();
         assertThat(pods.withLabel("component", "taskmanager").list().getItems()).hasSize(1);
         try (Watch w = pods.watch(new Watcher<>() {
             @Override
@@ -121,25 +147,56 @@ class FlinkRbacTest {
 
     @Test
     void itIsRefusedEverythingElse() {
-        admin.configMaps().inNamespace(other).resource(haConfigMap("lineflow-cluster-config-map")).create();
+        admin.configMaps()
+                .inNamespace(other)
+                .resource(haConfigMap("lineflow-cluster-config-map"))
+                .create();
 
-        assertForbidden("ConfigMaps of another namespace",
-                () -> flink.configMaps().inNamespace(other).withName("lineflow-cluster-config-map").get());
-        assertForbidden("writing ConfigMaps of another namespace",
-                () -> flink.configMaps().inNamespace(other).resource(haConfigMap("x")).create());
-        assertForbidden("ConfigMaps cluster-wide", () -> flink.configMaps().inAnyNamespace().list());
+        assertForbidden(
+                "ConfigMaps of another namespace",
+                () -> flink.configMaps()
+                        .inNamespace(other)
+                        .withName("lineflow-cluster-config-map")
+                        .get());
+        assertForbidden(
+                "writing ConfigMaps of another namespace",
+                () -> flink.configMaps()
+                        .inNamespace(other)
+                        .resource(haConfigMap("x"))
+                        .create());
+        assertForbidden(
+                "ConfigMaps cluster-wide",
+                () -> flink.configMaps().inAnyNamespace().list());
         assertForbidden("Secrets", () -> flink.secrets().inNamespace(ns).list());
         assertForbidden("Services", () -> flink.services().inNamespace(ns).list());
-        assertForbidden("creating Deployments", () -> flink.apps().deployments().inNamespace(ns)
-                .resource(new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder().withNewMetadata().withName("x").endMetadata()
-                        .build()).create());
+        assertForbidden(
+                "creating Deployments",
+                () -> flink.apps()
+                        .deployments()
+                        .inNamespace(ns)
+                        .resource(new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder()
+                                .withNewMetadata()
+                                .withName("x")
+                                .endMetadata()
+                                .build())
+                        .create());
         // Flink 1.20's leader election locks ConfigMaps; the Role grants no Leases, and none are needed.
-        assertForbidden("Leases", () -> flink.leases().inNamespace(ns)
-                .resource(new LeaseBuilder().withNewMetadata().withName("lineflow").endMetadata().build()).create());
+        assertForbidden(
+                "Leases",
+                () -> flink.leases()
+                        .inNamespace(ns)
+                        .resource(new LeaseBuilder()
+                                .withNewMetadata()
+                                .withName("lineflow")
+                                .endMetadata()
+                                .build())
+                        .create());
         assertForbidden("RBAC", () -> flink.rbac().roles().inNamespace(ns).list());
         assertForbidden("namespaces", () -> flink.namespaces().list());
         assertForbidden("nodes", () -> flink.nodes().list());
-        assertForbidden("pods of another namespace", () -> flink.pods().inNamespace(other).list());
+        assertForbidden(
+                "pods of another namespace",
+                () -> flink.pods().inNamespace(other).list());
     }
 
     @Test
@@ -147,23 +204,38 @@ class FlinkRbacTest {
         String kubeconfig = env.kubeconfigFor(ns, SA).toString();
         String cache = Repo.TARGET.resolve("kubectl-cache").toString();
 
-        Repo.Result cms = Repo.exec(null, List.of(Repo.KUBECTL.toString(), "--kubeconfig", kubeconfig, "--cache-dir", cache,
-                "get", "configmaps", "-o", "name"));
-        Repo.Result secrets = Repo.exec(null, List.of(Repo.KUBECTL.toString(), "--kubeconfig", kubeconfig, "--cache-dir", cache,
-                "get", "secrets"));
+        Repo.Result cms = Repo.exec(
+                null,
+                List.of(
+                        Repo.KUBECTL.toString(),
+                        "--kubeconfig",
+                        kubeconfig,
+                        "--cache-dir",
+                        cache,
+                        "get",
+                        "configmaps",
+                        "-o",
+                        "name"));
+        Repo.Result secrets = Repo.exec(
+                null,
+                List.of(Repo.KUBECTL.toString(), "--kubeconfig", kubeconfig, "--cache-dir", cache, "get", "secrets"));
 
         assertThat(cms.ok()).as(cms.err()).isTrue();
         assertThat(secrets.ok()).isFalse();
-        assertThat(secrets.err()).contains("system:serviceaccount:" + ns + ":" + SA).contains("forbidden");
+        assertThat(secrets.err())
+                .contains("system:serviceaccount:" + ns + ":" + SA)
+                .contains("forbidden");
     }
 
     @Test
     void theManifestsBindNothingClusterWide() {
         List<String> kinds = Manifests.parse(Repo.kustomize(Repo.ROOT.resolve("manifests/rbac"))).stream()
-                .map(o -> o.path("kind").asText()).toList();
+                .map(o -> o.path("kind").asText())
+                .toList();
         assertThat(kinds).containsExactlyInAnyOrder("ServiceAccount", "Role", "RoleBinding");
         assertThat(admin.rbac().clusterRoleBindings().list().getItems())
-                .noneMatch(b -> b.getSubjects() != null && b.getSubjects().stream()
-                        .anyMatch(s -> SA.equals(s.getName()) && ns.equals(s.getNamespace())));
+                .noneMatch(b -> b.getSubjects() != null
+                        && b.getSubjects().stream()
+                                .anyMatch(s -> SA.equals(s.getName()) && ns.equals(s.getNamespace())));
     }
 }

@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -62,10 +61,12 @@ public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
     /** Reuses the server of {@code make k8s-test-env} if it answers, else starts one for this run. */
     static KubeEnv startOrReuse() {
         KubeEnv env;
-        if (Repo.exec(null, List.of(Repo.ENV_SCRIPT.toString(), "status", SHARED_STATE.toString())).ok()) {
+        if (Repo.exec(null, List.of(Repo.ENV_SCRIPT.toString(), "status", SHARED_STATE.toString()))
+                .ok()) {
             env = new KubeEnv(SHARED_STATE, false);
         } else {
-            Path state = Path.of(System.getProperty("lineflow.k8s.state", Repo.TARGET.resolve("k8s-env").toString()));
+            Path state = Path.of(System.getProperty(
+                    "lineflow.k8s.state", Repo.TARGET.resolve("k8s-env").toString()));
             List<String> start = List.of(Repo.ENV_SCRIPT.toString(), "start", state.toString());
             Repo.exec(null, start).orFail(start);
             env = new KubeEnv(state, true);
@@ -93,7 +94,8 @@ public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
 
     /** Creates a namespace with a unique name, so tests never meet each other's objects. */
     public String newNamespace(String prefix) {
-        String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8).toLowerCase(Locale.ROOT);
+        String name =
+                prefix + "-" + UUID.randomUUID().toString().substring(0, 8).toLowerCase(Locale.ROOT);
         createNamespace(name);
         return name;
     }
@@ -101,7 +103,13 @@ public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
     /** Creates a namespace of a fixed name unless it exists (no controller-manager: never deleted). */
     public void createNamespace(String name) {
         if (admin.namespaces().withName(name).get() == null) {
-            admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build()).create();
+            admin.namespaces()
+                    .resource(new NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(name)
+                            .endMetadata()
+                            .build())
+                    .create();
         }
     }
 
@@ -110,8 +118,14 @@ public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
      * TokenRequest API (the account must exist): the server applies exactly its RBAC.
      */
     public KubernetesClient clientFor(String namespace, String serviceAccount) {
-        TokenRequest request = admin.serviceAccounts().inNamespace(namespace).withName(serviceAccount)
-                .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build());
+        TokenRequest request = admin.serviceAccounts()
+                .inNamespace(namespace)
+                .withName(serviceAccount)
+                .tokenRequest(new TokenRequestBuilder()
+                        .withNewSpec()
+                        .withExpirationSeconds(3600L)
+                        .endSpec()
+                        .build());
         return client(request.getStatus().getToken(), namespace);
     }
 
@@ -121,13 +135,22 @@ public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
      * kubernetes} ({@code kubernetes.config.file}).
      */
     public Path kubeconfigFor(String namespace, String serviceAccount) {
-        TokenRequest request = admin.serviceAccounts().inNamespace(namespace).withName(serviceAccount)
-                .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build());
-        String yaml = String.join("\n",
+        TokenRequest request = admin.serviceAccounts()
+                .inNamespace(namespace)
+                .withName(serviceAccount)
+                .tokenRequest(new TokenRequestBuilder()
+                        .withNewSpec()
+                        .withExpirationSeconds(3600L)
+                        .endSpec()
+                        .build());
+        String yaml = String.join(
+                "\n",
                 "apiVersion: v1",
                 "kind: Config",
-                "clusters: [{name: lineflow-test, cluster: {server: \"" + server + "\", certificate-authority: \"" + ca + "\"}}]",
-                "users: [{name: " + serviceAccount + ", user: {token: \"" + request.getStatus().getToken() + "\"}}]",
+                "clusters: [{name: lineflow-test, cluster: {server: \"" + server + "\", certificate-authority: \"" + ca
+                        + "\"}}]",
+                "users: [{name: " + serviceAccount + ", user: {token: \""
+                        + request.getStatus().getToken() + "\"}}]",
                 "contexts: [{name: lineflow-test, context: {cluster: lineflow-test, user: " + serviceAccount
                         + ", namespace: " + namespace + "}}]",
                 "current-context: lineflow-test",
@@ -144,15 +167,21 @@ public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
 
     /** Runs the pinned kubectl against this server as admin. */
     public Repo.Result kubectl(String stdin, String... args) {
-        List<String> command = new ArrayList<>(List.of(Repo.KUBECTL.toString(),
-                "--kubeconfig", kubeconfig.toString(), "--cache-dir", Repo.TARGET.resolve("kubectl-cache").toString()));
+        List<String> command = new ArrayList<>(List.of(
+                Repo.KUBECTL.toString(),
+                "--kubeconfig",
+                kubeconfig.toString(),
+                "--cache-dir",
+                Repo.TARGET.resolve("kubectl-cache").toString()));
         command.addAll(List.of(args));
         return Repo.exec(stdin, command);
     }
 
     /** Applies manifests for real (as admin) into {@code namespace}; fails on any refusal. */
     public String apply(String namespace, String yaml) {
-        return kubectl(yaml, "apply", "-n", namespace, "-f", "-").orFail(List.of("kubectl apply -n " + namespace)).out();
+        return kubectl(yaml, "apply", "-n", namespace, "-f", "-")
+                .orFail(List.of("kubectl apply -n " + namespace))
+                .out();
     }
 
     private KubernetesClient client(String token, String namespace) {
@@ -163,25 +192,38 @@ public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
                 .withNamespace(namespace)
                 .withRequestRetryBackoffLimit(0)
                 .build();
-        KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
+        KubernetesClient client =
+                new KubernetesClientBuilder().withConfig(config).build();
         clients.add(client);
         return client;
     }
 
     private void installCrds() {
         List<CustomResourceDefinition> wanted = new ArrayList<>();
-        try (JarFile jar = new JarFile(
-                Path.of(FlinkDeployment.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toFile())) {
+        try (JarFile jar = new JarFile(Path.of(FlinkDeployment.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI())
+                .toFile())) {
             for (JarEntry e : jar.stream().toList()) {
                 if (e.getName().startsWith("META-INF/fabric8/") && e.getName().endsWith("-v1.yml")) {
                     try (InputStream in = jar.getInputStream(e)) {
-                        wanted.add(admin.apiextensions().v1().customResourceDefinitions().load(in).item());
+                        wanted.add(admin.apiextensions()
+                                .v1()
+                                .customResourceDefinitions()
+                                .load(in)
+                                .item());
                     }
                 }
             }
             for (String extra : EXTRA_CRDS) {
                 try (InputStream in = KubeEnv.class.getResourceAsStream(extra)) {
-                    wanted.add(admin.apiextensions().v1().customResourceDefinitions().load(in).item());
+                    wanted.add(admin.apiextensions()
+                            .v1()
+                            .customResourceDefinitions()
+                            .load(in)
+                            .item());
                 }
             }
         } catch (IOException e) {
@@ -198,10 +240,16 @@ public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
             if (api.withName(name).get() == null) {
                 api.resource(crd).create();
             }
-            api.withName(name).waitUntilCondition(c -> c != null && c.getStatus() != null && c.getStatus().getConditions() != null
-                    && c.getStatus().getConditions().stream().anyMatch(
-                            k -> k.getType().equals("Established") && k.getStatus().equals("True")),
-                    30, TimeUnit.SECONDS);
+            api.withName(name)
+                    .waitUntilCondition(
+                            c -> c != null
+                                    && c.getStatus() != null
+                                    && c.getStatus().getConditions() != null
+                                    && c.getStatus().getConditions().stream()
+                                            .anyMatch(k -> k.getType().equals("Established")
+                                                    && k.getStatus().equals("True")),
+                            30,
+                            TimeUnit.SECONDS);
             crds.add(name);
         }
     }

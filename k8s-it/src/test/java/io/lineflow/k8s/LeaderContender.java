@@ -2,8 +2,8 @@ package io.lineflow.k8s;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.configuration.KubernetesConfigOptions;
-import org.apache.flink.kubernetes.configuration.KubernetesLeaderElectionConfiguration;
 import org.apache.flink.kubernetes.configuration.KubernetesHighAvailabilityOptions;
+import org.apache.flink.kubernetes.configuration.KubernetesLeaderElectionConfiguration;
 import org.apache.flink.kubernetes.kubeclient.FlinkKubeClientFactory;
 import org.apache.flink.kubernetes.kubeclient.resources.KubernetesLeaderElector;
 
@@ -36,8 +36,8 @@ public final class LeaderContender {
         Configuration conf = flinkConfiguration(args[0], args[1], args[2]);
         var client = FlinkKubeClientFactory.getInstance().createFabric8ioKubernetesClient(conf);
         var election = new KubernetesLeaderElectionConfiguration(args[2] + "-cluster-config-map", identity, conf);
-        KubernetesLeaderElector elector = new KubernetesLeaderElector(client, election,
-                new KubernetesLeaderElector.LeaderCallbackHandler() {
+        KubernetesLeaderElector elector =
+                new KubernetesLeaderElector(client, election, new KubernetesLeaderElector.LeaderCallbackHandler() {
                     @Override
                     public void isLeader() {
                         System.out.println("LEADER " + identity);

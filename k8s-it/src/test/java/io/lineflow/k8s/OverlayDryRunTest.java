@@ -3,7 +3,6 @@ package io.lineflow.k8s;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -41,7 +40,9 @@ class OverlayDryRunTest {
         List<Path> all = new ArrayList<>();
         for (Path root : List.of(Repo.ROOT.resolve("kustomize/overlays"), TEST_OVERLAYS)) {
             try (Stream<Path> dirs = Files.list(root)) {
-                dirs.filter(d -> Files.exists(d.resolve("kustomization.yaml"))).sorted().forEach(all::add);
+                dirs.filter(d -> Files.exists(d.resolve("kustomization.yaml")))
+                        .sorted()
+                        .forEach(all::add);
             }
         }
         return all.stream();
@@ -53,22 +54,33 @@ class OverlayDryRunTest {
         String rendered = Repo.kustomize(overlay);
         List<ObjectNode> sent = Manifests.parse(rendered);
         assertThat(sent).as("objects rendered from %s", overlay).isNotEmpty();
-        sent.stream().map(o -> o.path("metadata").path("namespace").asText())
-                .filter(ns -> !ns.isEmpty()).distinct().forEach(env::createNamespace);
+        sent.stream()
+                .map(o -> o.path("metadata").path("namespace").asText())
+                .filter(ns -> !ns.isEmpty())
+                .distinct()
+                .forEach(env::createNamespace);
         // Objects without a namespace go to the one the overlay would be deployed to.
-        String ns = sent.stream().map(o -> o.path("metadata").path("namespace").asText())
-                .filter(n -> !n.isEmpty()).findFirst().orElseGet(() -> env.newNamespace("lf-dry"));
+        String ns = sent.stream()
+                .map(o -> o.path("metadata").path("namespace").asText())
+                .filter(n -> !n.isEmpty())
+                .findFirst()
+                .orElseGet(() -> env.newNamespace("lf-dry"));
         env.createNamespace(ns);
 
         Repo.Result r = env.kubectl(rendered, "apply", "--dry-run=server", "-n", ns, "-o", "json", "-f", "-");
 
-        assertThat(r.ok()).as("kubectl apply --dry-run=server of %s:\n%s", overlay, r.err()).isTrue();
+        assertThat(r.ok())
+                .as("kubectl apply --dry-run=server of %s:\n%s", overlay, r.err())
+                .isTrue();
         Map<String, ObjectNode> stored = new LinkedHashMap<>();
         Manifests.parseKubectlJson(r.out()).forEach(o -> stored.put(Manifests.id(o), o));
-        assertThat(stored.keySet()).containsExactlyInAnyOrderElementsOf(sent.stream().map(Manifests::id).toList());
+        assertThat(stored.keySet())
+                .containsExactlyInAnyOrderElementsOf(
+                        sent.stream().map(Manifests::id).toList());
         for (ObjectNode o : sent) {
             assertThat(Manifests.missingPaths(o, stored.get(Manifests.id(o))))
-                    .as("fields of %s that the server dropped", Manifests.id(o)).isEmpty();
+                    .as("fields of %s that the server dropped", Manifests.id(o))
+                    .isEmpty();
         }
     }
 
@@ -101,9 +113,12 @@ class OverlayDryRunTest {
         assertThat(validated.ok()).isFalse();
         assertThat(validated.err()).contains("unknown field \"upgradMode\"");
         // The server alone accepts it (a CRD schema prunes unknown fields silently): the field is gone.
-        Repo.Result server = env.kubectl(yaml, "apply", "--dry-run=server", "--validate=false", "-n", ns, "-o", "json", "-f", "-");
+        Repo.Result server =
+                env.kubectl(yaml, "apply", "--dry-run=server", "--validate=false", "-n", ns, "-o", "json", "-f", "-");
         assertThat(server.ok()).as(server.err()).isTrue();
-        assertThat(Manifests.missingPaths(Manifests.parse(yaml).get(0), Manifests.parseKubectlJson(server.out()).get(0)))
+        assertThat(Manifests.missingPaths(
+                        Manifests.parse(yaml).get(0),
+                        Manifests.parseKubectlJson(server.out()).get(0)))
                 .containsExactly("spec.job.upgradMode");
     }
 
@@ -129,8 +144,11 @@ class OverlayDryRunTest {
 
     /** The dev overlay's FlinkDeployment (its namespace line dropped) with one text replaced. */
     private static String broken(String what, String with) {
-        String fd = Stream.of(Repo.kustomize(Repo.ROOT.resolve("kustomize/overlays/dev")).split("(?m)^---\\n"))
-                .filter(doc -> doc.contains("\nkind: FlinkDeployment\n")).findFirst().orElseThrow()
+        String fd = Stream.of(Repo.kustomize(Repo.ROOT.resolve("kustomize/overlays/dev"))
+                        .split("(?m)^---\\n"))
+                .filter(doc -> doc.contains("\nkind: FlinkDeployment\n"))
+                .findFirst()
+                .orElseThrow()
                 .replaceAll("(?m)^  namespace: .*\\n", "");
         assertThat(fd).contains(what);
         return fd.replaceFirst(java.util.regex.Pattern.quote(what), with);

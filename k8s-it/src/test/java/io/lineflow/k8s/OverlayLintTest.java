@@ -1,5 +1,7 @@
 package io.lineflow.k8s;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.lineflow.reconciler.cli.LintCommand;
 
 import org.junit.jupiter.api.Test;
@@ -15,13 +17,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /** The GitOps gate: the reconciler's {@code lint} passes every lineflow overlay as rendered. */
 class OverlayLintTest {
 
     static Stream<Path> overlays() throws IOException {
-        return Files.list(Repo.ROOT.resolve("kustomize/overlays")).filter(Files::isDirectory).sorted();
+        return Files.list(Repo.ROOT.resolve("kustomize/overlays"))
+                .filter(Files::isDirectory)
+                .sorted();
     }
 
     @ParameterizedTest
@@ -29,7 +31,9 @@ class OverlayLintTest {
     void lintFindsNothingInTheRenderedOverlay(Path overlay) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int exit = lint(overlay, out);
-        assertThat(exit).as("lint of %s:%n%s", overlay, out.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(exit)
+                .as("lint of %s:%n%s", overlay, out.toString(StandardCharsets.UTF_8))
+                .isZero();
     }
 
     /** The base alone has no storage component: the gate must stop it. */
@@ -45,9 +49,6 @@ class OverlayLintTest {
         String rendered = Repo.kustomize(kustomization);
         PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
         return LintCommand.run(
-                new String[] {"-"},
-                new ByteArrayInputStream(rendered.getBytes(StandardCharsets.UTF_8)),
-                print,
-                print);
+                new String[] {"-"}, new ByteArrayInputStream(rendered.getBytes(StandardCharsets.UTF_8)), print, print);
     }
 }

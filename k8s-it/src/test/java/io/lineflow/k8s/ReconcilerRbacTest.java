@@ -1,20 +1,11 @@
 package io.lineflow.k8s;
 
-import io.lineflow.reconciler.TestUtils;
-import io.lineflow.reconciler.TestingClock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributesBuilder;
-import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
-import io.fabric8.kubernetes.api.model.rbac.Role;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.lineflow.reconciler.ReconcilerOptions;
+import io.lineflow.reconciler.TestUtils;
+import io.lineflow.reconciler.TestingClock;
 import io.lineflow.reconciler.act.EventPublisher;
 import io.lineflow.reconciler.act.Metrics;
 import io.lineflow.reconciler.act.Remediator;
@@ -25,6 +16,15 @@ import io.lineflow.reconciler.observe.Annotations;
 import io.lineflow.reconciler.observe.DeploymentObserver;
 import io.lineflow.reconciler.observe.HistoryStore;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributesBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.junit.jupiter.api.AfterEach;
@@ -32,8 +32,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.time.Instant;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -84,13 +84,20 @@ class ReconcilerRbacTest {
     ReconcilerController reconciler(String ns, boolean remediationEnabled) {
         KubernetesClient sa = env.clientFor(ns, SA);
         Configuration conf = ReconcilerOptions.fromMap(Map.of(
-                ReconcilerOptions.NAMESPACES.key(), ns,
-                ReconcilerOptions.REMEDIATION_ENABLED.key(), String.valueOf(remediationEnabled)));
+                ReconcilerOptions.NAMESPACES.key(),
+                ns,
+                ReconcilerOptions.REMEDIATION_ENABLED.key(),
+                String.valueOf(remediationEnabled)));
         EventPublisher events = new EventPublisher(sa, conf, clock);
-        Reconciler reconciler = new Reconciler(conf,
+        Reconciler reconciler = new Reconciler(
+                conf,
                 new DeploymentObserver(conf, rest, new Fakes.Kafka(clock), clock),
-                events, new SummaryPublisher(sa, conf, clock), new Remediator(sa, events, conf, clock),
-                new Metrics(conf, clock), new HistoryStore(conf.get(ReconcilerOptions.HISTORY_RETENTION)), clock);
+                events,
+                new SummaryPublisher(sa, conf, clock),
+                new Remediator(sa, events, conf, clock),
+                new Metrics(conf, clock),
+                new HistoryStore(conf.get(ReconcilerOptions.HISTORY_RETENTION)),
+                clock);
         controller = new ReconcilerController(sa, conf, reconciler, clock);
         controller.startInformers();
         await("informers synced (list + watch FlinkDeployments)", controller::ready);
@@ -135,21 +142,39 @@ class ReconcilerRbacTest {
     }
 
     static void pod(String ns, String name, String app, String component) {
-        admin.pods().inNamespace(ns).resource(new PodBuilder()
-                .withNewMetadata().withName(name).addToLabels("app", app).addToLabels("component", component)
-                .addToLabels("type", "flink-native-kubernetes").endMetadata()
-                .withNewSpec().addNewContainer().withName("flink-main-container").withImage("lineflow/job:test").endContainer()
-                .withServiceAccountName("lineflow-flink").endSpec()
-                .build()).create();
+        admin.pods()
+                .inNamespace(ns)
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .addToLabels("app", app)
+                        .addToLabels("component", component)
+                        .addToLabels("type", "flink-native-kubernetes")
+                        .endMetadata()
+                        .withNewSpec()
+                        .addNewContainer()
+                        .withName("flink-main-container")
+                        .withImage("lineflow/job:test")
+                        .endContainer()
+                        .withServiceAccountName("lineflow-flink")
+                        .endSpec()
+                        .build())
+                .create();
     }
 
     static List<String> podNames(String ns) {
-        return admin.pods().inNamespace(ns).list().getItems().stream().map(p -> p.getMetadata().getName()).sorted().toList();
+        return admin.pods().inNamespace(ns).list().getItems().stream()
+                .map(p -> p.getMetadata().getName())
+                .sorted()
+                .toList();
     }
 
     static void assertForbidden(String what, Runnable call) {
-        assertThatThrownBy(call::run).as(what)
-                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).as(what).isEqualTo(403));
+        assertThatThrownBy(call::run)
+                .as(what)
+                .isInstanceOfSatisfying(
+                        KubernetesClientException.class,
+                        e -> assertThat(e.getCode()).as(what).isEqualTo(403));
     }
 
     @Test
@@ -163,30 +188,47 @@ class ReconcilerRbacTest {
 
         // events: create
         assertThat(reasons(ns)).containsEntry("HA_DISABLED", 1);
-        assertThat(events(ns)).anySatisfy(e -> assertThat(e.getInvolvedObject().getName()).isEqualTo("other"));
-        Event ha = events(ns).stream().filter(e -> e.getReason().equals("HA_DISABLED")).findFirst().orElseThrow();
+        assertThat(events(ns))
+                .anySatisfy(e -> assertThat(e.getInvolvedObject().getName()).isEqualTo("other"));
+        Event ha = events(ns).stream()
+                .filter(e -> e.getReason().equals("HA_DISABLED"))
+                .findFirst()
+                .orElseThrow();
         assertThat(ha.getInvolvedObject().getKind()).isEqualTo("FlinkDeployment");
         assertThat(ha.getInvolvedObject().getUid()).isNotBlank();
         // configmaps: create
-        ConfigMap summary = admin.configMaps().inNamespace(ns).withName("lineflow" + ReconcilerOptions.SUMMARY_SUFFIX.defaultValue()).get();
+        ConfigMap summary = admin.configMaps()
+                .inNamespace(ns)
+                .withName("lineflow" + ReconcilerOptions.SUMMARY_SUFFIX.defaultValue())
+                .get();
         assertThat(summary).isNotNull();
         assertThat(summary.getData().get(SummaryPublisher.DATA_KEY)).contains("HA_DISABLED");
 
         // watch: the informer sees the fix without a new list; configmaps: update; events: create
-        FlinkDeployment fixed = admin.resources(FlinkDeployment.class).inNamespace(ns).withName("lineflow").get();
+        FlinkDeployment fixed = admin.resources(FlinkDeployment.class)
+                .inNamespace(ns)
+                .withName("lineflow")
+                .get();
         fixed.getSpec().getFlinkConfiguration().put("high-availability.type", "kubernetes");
         admin.resource(fixed).update();
         await("summary updated to healthy after the watched change", () -> {
             controller.passSafely(); // the clock stands still, so no finding is due for repetition
-            String json = admin.configMaps().inNamespace(ns).withName(summary.getMetadata().getName()).get()
-                    .getData().get(SummaryPublisher.DATA_KEY);
+            String json = admin.configMaps()
+                    .inNamespace(ns)
+                    .withName(summary.getMetadata().getName())
+                    .get()
+                    .getData()
+                    .get(SummaryPublisher.DATA_KEY);
             return !json.contains("HA_DISABLED");
         });
         assertThat(reasons(ns)).containsKey("HA_DISABLED_RESOLVED");
 
         // events: patch (a persisting finding is repeated by bumping the count)
-        String otherReason = events(ns).stream().filter(e -> e.getInvolvedObject().getName().equals("other"))
-                .map(Event::getReason).findFirst().orElseThrow();
+        String otherReason = events(ns).stream()
+                .filter(e -> e.getInvolvedObject().getName().equals("other"))
+                .map(Event::getReason)
+                .findFirst()
+                .orElseThrow();
         clock.advance(ReconcilerOptions.EVENT_REPEAT_INTERVAL.defaultValue().plusMinutes(1));
         pass();
         assertThat(reasons(ns)).containsEntry(otherReason, 2);
@@ -195,8 +237,11 @@ class ReconcilerRbacTest {
     @Test
     void remediationDeletesOnlyTheTaskManagerPodsWithTheRemediationRole() {
         String ns = namespaceWithReconciler(true);
-        create(ns, "lineflow", fd -> fd.getMetadata().setAnnotations(new HashMap<>(Map.of(Annotations.REMEDIATE, "true"))));
-        create(ns, "other", fd -> { });
+        create(
+                ns,
+                "lineflow",
+                fd -> fd.getMetadata().setAnnotations(new HashMap<>(Map.of(Annotations.REMEDIATE, "true"))));
+        create(ns, "other", fd -> {});
         pod(ns, "lineflow-taskmanager-1-1", "lineflow", "taskmanager");
         pod(ns, "lineflow-taskmanager-1-2", "lineflow", "taskmanager");
         pod(ns, "lineflow-7d9f8c-jm", "lineflow", "jobmanager");
@@ -208,13 +253,18 @@ class ReconcilerRbacTest {
         pass();
 
         assertThat(podNames(ns)).containsExactly("lineflow-7d9f8c-jm", "other-taskmanager-1-1");
-        assertThat(reasons(ns)).containsKeys("DUPLICATE_CONSUMPTION", Remediator.REASON).doesNotContainKey("RemediationFailed");
+        assertThat(reasons(ns))
+                .containsKeys("DUPLICATE_CONSUMPTION", Remediator.REASON)
+                .doesNotContainKey("RemediationFailed");
     }
 
     @Test
     void withoutTheRemediationRoleNoPodCanBeDeletedAndTheFailureIsReported() {
         String ns = namespaceWithReconciler(false);
-        create(ns, "lineflow", fd -> fd.getMetadata().setAnnotations(new HashMap<>(Map.of(Annotations.REMEDIATE, "true"))));
+        create(
+                ns,
+                "lineflow",
+                fd -> fd.getMetadata().setAnnotations(new HashMap<>(Map.of(Annotations.REMEDIATE, "true"))));
         pod(ns, "lineflow-taskmanager-1-1", "lineflow", "taskmanager");
         rest.duplicate("lineflow");
         reconciler(ns, true); // switched on in its settings, but not granted
@@ -223,7 +273,9 @@ class ReconcilerRbacTest {
         pass();
 
         assertThat(podNames(ns)).containsExactly("lineflow-taskmanager-1-1");
-        assertThat(events(ns)).filteredOn(e -> e.getReason().equals("RemediationFailed")).singleElement()
+        assertThat(events(ns))
+                .filteredOn(e -> e.getReason().equals("RemediationFailed"))
+                .singleElement()
                 .satisfies(e -> assertThat(e.getMessage()).contains("Forbidden"));
     }
 
@@ -231,31 +283,82 @@ class ReconcilerRbacTest {
     void isRefusedSecretsOtherNamespacesPodsAndClusterScope() {
         String ns = namespaceWithReconciler(false);
         String other = env.newNamespace("lf-other");
-        admin.secrets().inNamespace(ns).resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
-                .withNewMetadata().withName("lineflow-db").endMetadata().addToStringData("password", "s3cret").build()).create();
+        admin.secrets()
+                .inNamespace(ns)
+                .resource(new io.fabric8.kubernetes.api.model.SecretBuilder()
+                        .withNewMetadata()
+                        .withName("lineflow-db")
+                        .endMetadata()
+                        .addToStringData("password", "s3cret")
+                        .build())
+                .create();
         pod(ns, "lineflow-taskmanager-1-1", "lineflow", "taskmanager");
-        create(other, "lineflow", fd -> { });
+        create(other, "lineflow", fd -> {});
         KubernetesClient sa = env.clientFor(ns, SA);
 
-        assertForbidden("get a Secret", () -> sa.secrets().inNamespace(ns).withName("lineflow-db").get());
+        assertForbidden(
+                "get a Secret",
+                () -> sa.secrets().inNamespace(ns).withName("lineflow-db").get());
         assertForbidden("list Secrets", () -> sa.secrets().inNamespace(ns).list());
         assertForbidden("list pods", () -> sa.pods().inNamespace(ns).list());
-        assertForbidden("delete a pod", () -> sa.pods().inNamespace(ns).withName("lineflow-taskmanager-1-1").delete());
-        assertForbidden("delete a FlinkDeployment", () -> sa.resources(FlinkDeployment.class).inNamespace(ns).withName("x")
-                .delete());
-        assertForbidden("delete a ConfigMap", () -> sa.configMaps().inNamespace(ns).withName("lineflow-config").delete());
-        assertForbidden("list FlinkDeployments of another namespace", () -> sa.resources(FlinkDeployment.class).inNamespace(other).list());
-        assertForbidden("list FlinkDeployments cluster-wide", () -> sa.resources(FlinkDeployment.class).inAnyNamespace().list());
-        assertForbidden("write a ConfigMap in another namespace", () -> sa.configMaps().inNamespace(other)
-                .resource(new ConfigMapBuilder().withNewMetadata().withName("x").endMetadata().build()).create());
-        assertForbidden("write an Event in another namespace", () -> sa.v1().events().inNamespace(other)
-                .resource(new io.fabric8.kubernetes.api.model.EventBuilder().withNewMetadata().withName("x").endMetadata()
-                        .withNewInvolvedObject().withKind("Pod").withName("x").withNamespace(other).endInvolvedObject().build()).create());
+        assertForbidden(
+                "delete a pod",
+                () -> sa.pods()
+                        .inNamespace(ns)
+                        .withName("lineflow-taskmanager-1-1")
+                        .delete());
+        assertForbidden(
+                "delete a FlinkDeployment",
+                () -> sa.resources(FlinkDeployment.class)
+                        .inNamespace(ns)
+                        .withName("x")
+                        .delete());
+        assertForbidden(
+                "delete a ConfigMap",
+                () -> sa.configMaps()
+                        .inNamespace(ns)
+                        .withName("lineflow-config")
+                        .delete());
+        assertForbidden(
+                "list FlinkDeployments of another namespace",
+                () -> sa.resources(FlinkDeployment.class).inNamespace(other).list());
+        assertForbidden(
+                "list FlinkDeployments cluster-wide",
+                () -> sa.resources(FlinkDeployment.class).inAnyNamespace().list());
+        assertForbidden(
+                "write a ConfigMap in another namespace",
+                () -> sa.configMaps()
+                        .inNamespace(other)
+                        .resource(new ConfigMapBuilder()
+                                .withNewMetadata()
+                                .withName("x")
+                                .endMetadata()
+                                .build())
+                        .create());
+        assertForbidden(
+                "write an Event in another namespace",
+                () -> sa.v1()
+                        .events()
+                        .inNamespace(other)
+                        .resource(new io.fabric8.kubernetes.api.model.EventBuilder()
+                                .withNewMetadata()
+                                .withName("x")
+                                .endMetadata()
+                                .withNewInvolvedObject()
+                                .withKind("Pod")
+                                .withName("x")
+                                .withNamespace(other)
+                                .endInvolvedObject()
+                                .build())
+                        .create());
         assertForbidden("list namespaces", () -> sa.namespaces().list());
         assertForbidden("list nodes", () -> sa.nodes().list());
-        assertForbidden("change its own Role", () -> sa.rbac().roles().inNamespace(ns).withName(SA).edit(r -> r));
+        assertForbidden(
+                "change its own Role",
+                () -> sa.rbac().roles().inNamespace(ns).withName(SA).edit(r -> r));
         // Still allowed: what it needs (list, not just a no-op).
-        assertThat(sa.resources(FlinkDeployment.class).inNamespace(ns).list().getItems()).isEmpty();
+        assertThat(sa.resources(FlinkDeployment.class).inNamespace(ns).list().getItems())
+                .isEmpty();
     }
 
     @Test
@@ -267,21 +370,68 @@ class ReconcilerRbacTest {
         KubernetesClient sa = env.clientFor(ns, SA);
 
         assertThat(sa.pods().inNamespace(ns).list().getItems()).hasSize(1);
-        assertForbidden("delete a pod of another namespace", () -> sa.pods().inNamespace(other).withName("lineflow-taskmanager-1-1").delete());
-        assertForbidden("get a pod", () -> sa.pods().inNamespace(ns).withName("lineflow-taskmanager-1-1").get());
-        assertForbidden("create a pod", () -> sa.pods().inNamespace(ns).resource(new PodBuilder().withNewMetadata().withName("x")
-                .endMetadata().withNewSpec().addNewContainer().withName("c").withImage("i").endContainer().endSpec().build()).create());
-        assertForbidden("patch a pod", () -> sa.pods().inNamespace(ns).withName("lineflow-taskmanager-1-1")
-                .edit(p -> new PodBuilder(p).editMetadata().addToLabels("x", "y").endMetadata().build()));
-        assertForbidden("delete the JobManager Deployment", () -> sa.apps().deployments().inNamespace(ns).withName("lineflow").delete());
+        assertForbidden(
+                "delete a pod of another namespace",
+                () -> sa.pods()
+                        .inNamespace(other)
+                        .withName("lineflow-taskmanager-1-1")
+                        .delete());
+        assertForbidden(
+                "get a pod",
+                () -> sa.pods()
+                        .inNamespace(ns)
+                        .withName("lineflow-taskmanager-1-1")
+                        .get());
+        assertForbidden(
+                "create a pod",
+                () -> sa.pods()
+                        .inNamespace(ns)
+                        .resource(new PodBuilder()
+                                .withNewMetadata()
+                                .withName("x")
+                                .endMetadata()
+                                .withNewSpec()
+                                .addNewContainer()
+                                .withName("c")
+                                .withImage("i")
+                                .endContainer()
+                                .endSpec()
+                                .build())
+                        .create());
+        assertForbidden(
+                "patch a pod",
+                () -> sa.pods()
+                        .inNamespace(ns)
+                        .withName("lineflow-taskmanager-1-1")
+                        .edit(p -> new PodBuilder(p)
+                                .editMetadata()
+                                .addToLabels("x", "y")
+                                .endMetadata()
+                                .build()));
+        assertForbidden(
+                "delete the JobManager Deployment",
+                () -> sa.apps()
+                        .deployments()
+                        .inNamespace(ns)
+                        .withName("lineflow")
+                        .delete());
         assertForbidden("read Secrets", () -> sa.secrets().inNamespace(ns).list());
         // RBAC cannot select pods by label: the Role lets it delete any pod of its namespace, a
         // JobManager pod included. That TaskManagers are the only pods it deletes is the code's
         // guarantee (see remediationDeletesOnlyTheTaskManagerPodsWithTheRemediationRole).
-        var review = sa.authorization().v1().selfSubjectAccessReview().create(new SelfSubjectAccessReviewBuilder()
-                .withNewSpec().withResourceAttributes(new ResourceAttributesBuilder()
-                        .withNamespace(ns).withVerb("delete").withResource("pods").withName("lineflow-7d9f8c-jm").build())
-                .endSpec().build());
+        var review = sa.authorization()
+                .v1()
+                .selfSubjectAccessReview()
+                .create(new SelfSubjectAccessReviewBuilder()
+                        .withNewSpec()
+                        .withResourceAttributes(new ResourceAttributesBuilder()
+                                .withNamespace(ns)
+                                .withVerb("delete")
+                                .withResource("pods")
+                                .withName("lineflow-7d9f8c-jm")
+                                .build())
+                        .endSpec()
+                        .build());
         assertThat(review.getStatus().getAllowed()).isTrue();
     }
 
@@ -289,12 +439,15 @@ class ReconcilerRbacTest {
     void aRoleMissingWatchStopsTheReconcilerFromStarting() {
         String ns = namespaceWithReconciler(false);
         Role role = admin.rbac().roles().inNamespace(ns).withName(SA).get();
-        role.getRules().stream().filter(r -> r.getResources().contains("flinkdeployments"))
+        role.getRules().stream()
+                .filter(r -> r.getResources().contains("flinkdeployments"))
                 .forEach(r -> r.setVerbs(List.of("get", "list")));
         admin.resource(role).update();
-        create(ns, "lineflow", fd -> { });
+        create(ns, "lineflow", fd -> {});
 
         // The informer lists, then fails to watch: the reconciler refuses to start (Main exits).
-        assertThatThrownBy(() -> reconciler(ns, false)).hasMessageContaining("403").hasMessageContaining("watch=true");
+        assertThatThrownBy(() -> reconciler(ns, false))
+                .hasMessageContaining("403")
+                .hasMessageContaining("watch=true");
     }
 }

@@ -10,8 +10,9 @@ import java.util.concurrent.TimeUnit;
 
 /** Paths of the repository under test and a runner for its scripts and pinned tools. */
 final class Repo {
-    static final Path ROOT =
-            Path.of(System.getProperty("lineflow.repo.root", "..")).toAbsolutePath().normalize();
+    static final Path ROOT = Path.of(System.getProperty("lineflow.repo.root", ".."))
+            .toAbsolutePath()
+            .normalize();
     static final Path KUBECTL = ROOT.resolve("bin/kubectl");
     static final Path ENV_SCRIPT = ROOT.resolve("scripts/k8s-test-env.sh");
     static final Path TARGET = ROOT.resolve("k8s-it/target");

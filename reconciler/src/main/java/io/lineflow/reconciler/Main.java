@@ -5,8 +5,6 @@ import static io.lineflow.reconciler.ReconcilerOptions.HTTP_PORT;
 import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_TIMEOUT;
 import static io.lineflow.reconciler.ReconcilerOptions.REST_TIMEOUT;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.lineflow.reconciler.act.EventPublisher;
 import io.lineflow.reconciler.act.Metrics;
 import io.lineflow.reconciler.act.Remediator;
@@ -23,6 +21,8 @@ import io.lineflow.reconciler.observe.DeploymentObserver;
 import io.lineflow.reconciler.observe.HistoryStore;
 import io.lineflow.reconciler.observe.HttpFlinkRestClient;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 
@@ -57,7 +57,9 @@ public final class Main {
                 case "audit" -> AuditCommand.run(rest, System.out);
                 case "options" -> {
                     for (ConfigOption<?> o : ReconcilerOptions.all()) {
-                        System.out.printf("%s (default: %s)%n    %s%n", o.key(), ReconcilerOptions.defaultText(o), ReconcilerOptions.describe(o));
+                        System.out.printf(
+                                "%s (default: %s)%n    %s%n",
+                                o.key(), ReconcilerOptions.defaultText(o), ReconcilerOptions.describe(o));
                     }
                     yield 0;
                 }
@@ -100,7 +102,8 @@ public final class Main {
                 new HistoryStore(conf.get(HISTORY_RETENTION)),
                 clock);
         ReconcilerController controller = new ReconcilerController(client, conf, reconciler, clock);
-        HealthServer server = new HealthServer(conf.get(HTTP_PORT), metrics::render, controller::live, controller::ready);
+        HealthServer server =
+                new HealthServer(conf.get(HTTP_PORT), metrics::render, controller::live, controller::ready);
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
@@ -113,7 +116,6 @@ public final class Main {
         stop.await();
         return 0;
     }
-
 
     /** LINEFLOW_RECONCILER_FLINK_REST_TIMEOUT → lineflow.reconciler.flink.rest-timeout, matched against known keys. */
     static Map<String, String> fromEnv(Map<String, String> env) {

@@ -20,206 +20,183 @@ public final class ReconcilerOptions {
 
     // --- where to look -------------------------------------------------------------------------
 
-    public static final ConfigOption<List<String>> NAMESPACES =
-            ConfigOptions.key(PREFIX + "namespaces")
-                    .stringType()
-                    .asList()
-                    .defaultValues()
-                    .withDescription(
-                            "Namespaces whose FlinkDeployments are watched (';'-separated). Empty: all namespaces.");
+    public static final ConfigOption<List<String>> NAMESPACES = ConfigOptions.key(PREFIX + "namespaces")
+            .stringType()
+            .asList()
+            .defaultValues()
+            .withDescription("Namespaces whose FlinkDeployments are watched (';'-separated). Empty: all namespaces.");
 
-    public static final ConfigOption<String> LABEL_SELECTOR =
-            ConfigOptions.key(PREFIX + "label-selector")
-                    .stringType()
-                    .defaultValue("")
-                    .withDescription("Optional label selector on FlinkDeployments, e.g. 'app.kubernetes.io/part-of=lineflow'.");
+    public static final ConfigOption<String> LABEL_SELECTOR = ConfigOptions.key(PREFIX + "label-selector")
+            .stringType()
+            .defaultValue("")
+            .withDescription("Optional label selector on FlinkDeployments, e.g. 'app.kubernetes.io/part-of=lineflow'.");
 
-    public static final ConfigOption<Duration> INTERVAL =
-            ConfigOptions.key(PREFIX + "interval")
-                    .durationType()
-                    .defaultValue(Duration.ofSeconds(30))
-                    .withDescription("Time between two passes over all FlinkDeployments.");
+    public static final ConfigOption<Duration> INTERVAL = ConfigOptions.key(PREFIX + "interval")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(30))
+            .withDescription("Time between two passes over all FlinkDeployments.");
 
-    public static final ConfigOption<Integer> PARALLELISM =
-            ConfigOptions.key(PREFIX + "parallelism")
-                    .intType()
-                    .defaultValue(8)
-                    .withDescription("How many deployments are observed at the same time in one pass.");
+    public static final ConfigOption<Integer> PARALLELISM = ConfigOptions.key(PREFIX + "parallelism")
+            .intType()
+            .defaultValue(8)
+            .withDescription("How many deployments are observed at the same time in one pass.");
 
-    public static final ConfigOption<Duration> HISTORY_RETENTION =
-            ConfigOptions.key(PREFIX + "history-retention")
-                    .durationType()
-                    .defaultValue(Duration.ofMinutes(30))
-                    .withDescription("How long earlier samples are kept for rate and trend checks.");
+    public static final ConfigOption<Duration> HISTORY_RETENTION = ConfigOptions.key(PREFIX + "history-retention")
+            .durationType()
+            .defaultValue(Duration.ofMinutes(30))
+            .withDescription("How long earlier samples are kept for rate and trend checks.");
 
     // --- Flink REST ----------------------------------------------------------------------------
 
-    public static final ConfigOption<String> REST_URL_TEMPLATE =
-            ConfigOptions.key(PREFIX + "flink.rest-url-template")
-                    .stringType()
-                    .defaultValue("http://{name}-rest.{namespace}.svc:8081")
-                    .withDescription(
-                            "JobManager REST URL of a deployment; {name} and {namespace} are replaced. "
-                                    + "The annotation lineflow.io/rest-url overrides it per deployment.");
+    public static final ConfigOption<String> REST_URL_TEMPLATE = ConfigOptions.key(PREFIX + "flink.rest-url-template")
+            .stringType()
+            .defaultValue("http://{name}-rest.{namespace}.svc:8081")
+            .withDescription("JobManager REST URL of a deployment; {name} and {namespace} are replaced. "
+                    + "The annotation lineflow.io/rest-url overrides it per deployment.");
 
-    public static final ConfigOption<Duration> REST_TIMEOUT =
-            ConfigOptions.key(PREFIX + "flink.rest-timeout")
-                    .durationType()
-                    .defaultValue(Duration.ofSeconds(5))
-                    .withDescription("Connect and request timeout for each Flink REST call.");
+    public static final ConfigOption<Duration> REST_TIMEOUT = ConfigOptions.key(PREFIX + "flink.rest-timeout")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(5))
+            .withDescription("Connect and request timeout for each Flink REST call.");
 
     // --- Kafka ---------------------------------------------------------------------------------
 
-    public static final ConfigOption<Boolean> KAFKA_ENABLED =
-            ConfigOptions.key(PREFIX + "kafka.enabled")
-                    .booleanType()
-                    .defaultValue(true)
-                    .withDescription("Whether Kafka admin is asked at all (retention, produce rate, lag).");
+    public static final ConfigOption<Boolean> KAFKA_ENABLED = ConfigOptions.key(PREFIX + "kafka.enabled")
+            .booleanType()
+            .defaultValue(true)
+            .withDescription("Whether Kafka admin is asked at all (retention, produce rate, lag).");
 
-    public static final ConfigOption<String> KAFKA_BOOTSTRAP =
-            ConfigOptions.key(PREFIX + "kafka.bootstrap-servers")
-                    .stringType()
-                    .defaultValue("kafka:9092")
-                    .withDescription("Default bootstrap servers; annotation lineflow.io/kafka-bootstrap overrides it.");
+    public static final ConfigOption<String> KAFKA_BOOTSTRAP = ConfigOptions.key(PREFIX + "kafka.bootstrap-servers")
+            .stringType()
+            .defaultValue("kafka:9092")
+            .withDescription("Default bootstrap servers; annotation lineflow.io/kafka-bootstrap overrides it.");
 
-    public static final ConfigOption<String> KAFKA_TOPIC =
-            ConfigOptions.key(PREFIX + "kafka.topic")
-                    .stringType()
-                    .defaultValue("device-events")
-                    .withDescription("Default input topic; annotation lineflow.io/kafka-topic overrides it.");
+    public static final ConfigOption<String> KAFKA_TOPIC = ConfigOptions.key(PREFIX + "kafka.topic")
+            .stringType()
+            .defaultValue("device-events")
+            .withDescription("Default input topic; annotation lineflow.io/kafka-topic overrides it.");
 
-    public static final ConfigOption<String> KAFKA_GROUP =
-            ConfigOptions.key(PREFIX + "kafka.group-id")
-                    .stringType()
-                    .defaultValue("lineflow")
-                    .withDescription(
-                            "Consumer group whose committed offsets give the lag; annotation lineflow.io/kafka-group overrides it.");
+    public static final ConfigOption<String> KAFKA_GROUP = ConfigOptions.key(PREFIX + "kafka.group-id")
+            .stringType()
+            .defaultValue("lineflow")
+            .withDescription(
+                    "Consumer group whose committed offsets give the lag; annotation lineflow.io/kafka-group overrides it.");
 
-    public static final ConfigOption<Duration> KAFKA_TIMEOUT =
-            ConfigOptions.key(PREFIX + "kafka.timeout")
-                    .durationType()
-                    .defaultValue(Duration.ofSeconds(5))
-                    .withDescription("Timeout for each Kafka admin call.");
+    public static final ConfigOption<Duration> KAFKA_TIMEOUT = ConfigOptions.key(PREFIX + "kafka.timeout")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(5))
+            .withDescription("Timeout for each Kafka admin call.");
 
     // --- thresholds ----------------------------------------------------------------------------
 
-    public static final ConfigOption<Duration> RESTART_WINDOW =
-            ConfigOptions.key(PREFIX + "restart-loop.window")
-                    .durationType()
-                    .defaultValue(Duration.ofMinutes(10))
-                    .withDescription("Window in which restarts are counted for RESTART_LOOP.");
+    public static final ConfigOption<Duration> RESTART_WINDOW = ConfigOptions.key(PREFIX + "restart-loop.window")
+            .durationType()
+            .defaultValue(Duration.ofMinutes(10))
+            .withDescription("Window in which restarts are counted for RESTART_LOOP.");
 
-    public static final ConfigOption<Integer> RESTART_THRESHOLD =
-            ConfigOptions.key(PREFIX + "restart-loop.threshold")
-                    .intType()
-                    .defaultValue(3)
-                    .withDescription("Restarts within the window that make a RESTART_LOOP.");
+    public static final ConfigOption<Integer> RESTART_THRESHOLD = ConfigOptions.key(PREFIX + "restart-loop.threshold")
+            .intType()
+            .defaultValue(3)
+            .withDescription("Restarts within the window that make a RESTART_LOOP.");
 
-    public static final ConfigOption<Duration> CHECKPOINT_FAILURE_WINDOW =
-            ConfigOptions.key(PREFIX + "checkpoint-failures.window")
-                    .durationType()
-                    .defaultValue(Duration.ofMinutes(10))
-                    .withDescription("Window in which failed checkpoints are counted for CHECKPOINT_FAILURES.");
+    public static final ConfigOption<Duration> CHECKPOINT_FAILURE_WINDOW = ConfigOptions.key(
+                    PREFIX + "checkpoint-failures.window")
+            .durationType()
+            .defaultValue(Duration.ofMinutes(10))
+            .withDescription("Window in which failed checkpoints are counted for CHECKPOINT_FAILURES.");
 
-    public static final ConfigOption<Integer> CHECKPOINT_FAILURE_THRESHOLD =
-            ConfigOptions.key(PREFIX + "checkpoint-failures.threshold")
-                    .intType()
-                    .defaultValue(1)
-                    .withDescription("Failed checkpoints within the window that raise CHECKPOINT_FAILURES.");
+    public static final ConfigOption<Integer> CHECKPOINT_FAILURE_THRESHOLD = ConfigOptions.key(
+                    PREFIX + "checkpoint-failures.threshold")
+            .intType()
+            .defaultValue(1)
+            .withDescription("Failed checkpoints within the window that raise CHECKPOINT_FAILURES.");
 
-    public static final ConfigOption<Duration> RETENTION_DETECTION_ALLOWANCE =
-            ConfigOptions.key(PREFIX + "kafka-retention.detection-allowance")
-                    .durationType()
-                    .defaultValue(Duration.ofMinutes(30))
-                    .withDescription("Time assumed to notice an outage, added to the checkpoint age.");
+    public static final ConfigOption<Duration> RETENTION_DETECTION_ALLOWANCE = ConfigOptions.key(
+                    PREFIX + "kafka-retention.detection-allowance")
+            .durationType()
+            .defaultValue(Duration.ofMinutes(30))
+            .withDescription("Time assumed to notice an outage, added to the checkpoint age.");
 
-    public static final ConfigOption<Duration> RETENTION_RECOVERY_ALLOWANCE =
-            ConfigOptions.key(PREFIX + "kafka-retention.recovery-allowance")
-                    .durationType()
-                    .defaultValue(Duration.ofHours(4))
-                    .withDescription("Time assumed to repair and restart the job, added to the checkpoint age.");
+    public static final ConfigOption<Duration> RETENTION_RECOVERY_ALLOWANCE = ConfigOptions.key(
+                    PREFIX + "kafka-retention.recovery-allowance")
+            .durationType()
+            .defaultValue(Duration.ofHours(4))
+            .withDescription("Time assumed to repair and restart the job, added to the checkpoint age.");
 
-    public static final ConfigOption<Duration> LAG_WINDOW =
-            ConfigOptions.key(PREFIX + "consumer-lag.window")
-                    .durationType()
-                    .defaultValue(Duration.ofMinutes(10))
-                    .withDescription("Window over which the lag trend is fitted.");
+    public static final ConfigOption<Duration> LAG_WINDOW = ConfigOptions.key(PREFIX + "consumer-lag.window")
+            .durationType()
+            .defaultValue(Duration.ofMinutes(10))
+            .withDescription("Window over which the lag trend is fitted.");
 
-    public static final ConfigOption<Long> LAG_MIN_GROWTH =
-            ConfigOptions.key(PREFIX + "consumer-lag.min-growth")
-                    .longType()
-                    .defaultValue(10_000L)
-                    .withDescription("Records the lag must grow by within the window to raise CONSUMER_LAG_GROWING.");
+    public static final ConfigOption<Long> LAG_MIN_GROWTH = ConfigOptions.key(PREFIX + "consumer-lag.min-growth")
+            .longType()
+            .defaultValue(10_000L)
+            .withDescription("Records the lag must grow by within the window to raise CONSUMER_LAG_GROWING.");
 
-    public static final ConfigOption<Integer> LAG_MIN_SAMPLES =
-            ConfigOptions.key(PREFIX + "consumer-lag.min-samples")
-                    .intType()
-                    .defaultValue(3)
-                    .withDescription("Samples needed in the window before a lag trend is judged.");
+    public static final ConfigOption<Integer> LAG_MIN_SAMPLES = ConfigOptions.key(PREFIX + "consumer-lag.min-samples")
+            .intType()
+            .defaultValue(3)
+            .withDescription("Samples needed in the window before a lag trend is judged.");
 
-    public static final ConfigOption<Double> DUPLICATE_RATIO =
-            ConfigOptions.key(PREFIX + "duplicate.ratio-threshold")
-                    .doubleType()
-                    .defaultValue(1.6)
-                    .withDescription(
-                            "Source records/s divided by the topic's consume rate at or above which DUPLICATE_CONSUMPTION is raised (a doubled source reads about 2).");
+    public static final ConfigOption<Double> DUPLICATE_RATIO = ConfigOptions.key(PREFIX + "duplicate.ratio-threshold")
+            .doubleType()
+            .defaultValue(1.6)
+            .withDescription(
+                    "Source records/s divided by the topic's consume rate at or above which DUPLICATE_CONSUMPTION is raised (a doubled source reads about 2).");
 
-    public static final ConfigOption<Double> DUPLICATE_MIN_RATE =
-            ConfigOptions.key(PREFIX + "duplicate.min-produce-rate")
-                    .doubleType()
-                    .defaultValue(1.0)
-                    .withDescription("Records/s the topic must receive before the ratio is judged (noise guard).");
+    public static final ConfigOption<Double> DUPLICATE_MIN_RATE = ConfigOptions.key(
+                    PREFIX + "duplicate.min-produce-rate")
+            .doubleType()
+            .defaultValue(1.0)
+            .withDescription("Records/s the topic must receive before the ratio is judged (noise guard).");
 
-    public static final ConfigOption<Duration> DUPLICATE_MIN_SPAN =
-            ConfigOptions.key(PREFIX + "duplicate.min-sample-span")
-                    .durationType()
-                    .defaultValue(Duration.ofSeconds(20))
-                    .withDescription("Shortest time between two end-offset samples used for the produce rate.");
+    public static final ConfigOption<Duration> DUPLICATE_MIN_SPAN = ConfigOptions.key(
+                    PREFIX + "duplicate.min-sample-span")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(20))
+            .withDescription("Shortest time between two end-offset samples used for the produce rate.");
 
     // --- acting --------------------------------------------------------------------------------
 
-    public static final ConfigOption<Duration> EVENT_REPEAT_INTERVAL =
-            ConfigOptions.key(PREFIX + "events.repeat-interval")
-                    .durationType()
-                    .defaultValue(Duration.ofHours(1))
-                    .withDescription("A finding that persists is re-announced as an Event at most this often.");
+    public static final ConfigOption<Duration> EVENT_REPEAT_INTERVAL = ConfigOptions.key(
+                    PREFIX + "events.repeat-interval")
+            .durationType()
+            .defaultValue(Duration.ofHours(1))
+            .withDescription("A finding that persists is re-announced as an Event at most this often.");
 
-    public static final ConfigOption<String> SUMMARY_SUFFIX =
-            ConfigOptions.key(PREFIX + "summary.configmap-suffix")
-                    .stringType()
-                    .defaultValue("-lineflow-health")
-                    .withDescription("The JSON health summary goes to ConfigMap <deployment><suffix>, owned by the deployment.");
+    public static final ConfigOption<String> SUMMARY_SUFFIX = ConfigOptions.key(PREFIX + "summary.configmap-suffix")
+            .stringType()
+            .defaultValue("-lineflow-health")
+            .withDescription(
+                    "The JSON health summary goes to ConfigMap <deployment><suffix>, owned by the deployment.");
 
-    public static final ConfigOption<Boolean> REMEDIATION_ENABLED =
-            ConfigOptions.key(PREFIX + "remediation.enabled")
-                    .booleanType()
-                    .defaultValue(true)
-                    .withDescription(
-                            "Global switch; a deployment must also carry the annotation lineflow.io/remediate: \"true\".");
+    public static final ConfigOption<Boolean> REMEDIATION_ENABLED = ConfigOptions.key(PREFIX + "remediation.enabled")
+            .booleanType()
+            .defaultValue(true)
+            .withDescription(
+                    "Global switch; a deployment must also carry the annotation lineflow.io/remediate: \"true\".");
 
-    public static final ConfigOption<Duration> REMEDIATION_MIN_INTERVAL =
-            ConfigOptions.key(PREFIX + "remediation.min-interval")
-                    .durationType()
-                    .defaultValue(Duration.ofMinutes(30))
-                    .withDescription("Least time between two remediations of the same deployment.");
+    public static final ConfigOption<Duration> REMEDIATION_MIN_INTERVAL = ConfigOptions.key(
+                    PREFIX + "remediation.min-interval")
+            .durationType()
+            .defaultValue(Duration.ofMinutes(30))
+            .withDescription("Least time between two remediations of the same deployment.");
 
-    public static final ConfigOption<Integer> REMEDIATION_CONSECUTIVE =
-            ConfigOptions.key(PREFIX + "remediation.consecutive-passes")
-                    .intType()
-                    .defaultValue(2)
-                    .withDescription("Passes in a row that must report DUPLICATE_CONSUMPTION before TaskManagers are rolled.");
+    public static final ConfigOption<Integer> REMEDIATION_CONSECUTIVE = ConfigOptions.key(
+                    PREFIX + "remediation.consecutive-passes")
+            .intType()
+            .defaultValue(2)
+            .withDescription("Passes in a row that must report DUPLICATE_CONSUMPTION before TaskManagers are rolled.");
 
-    public static final ConfigOption<Integer> HTTP_PORT =
-            ConfigOptions.key(PREFIX + "http.port")
-                    .intType()
-                    .defaultValue(8080)
-                    .withDescription("Port of /metrics, /healthz and /readyz (0 picks a free port).");
+    public static final ConfigOption<Integer> HTTP_PORT = ConfigOptions.key(PREFIX + "http.port")
+            .intType()
+            .defaultValue(8080)
+            .withDescription("Port of /metrics, /healthz and /readyz (0 picks a free port).");
 
-    public static final ConfigOption<Duration> CHECK_SAMPLE_GAP =
-            ConfigOptions.key(PREFIX + "check.sample-gap")
-                    .durationType()
-                    .defaultValue(Duration.ofSeconds(20))
-                    .withDescription("`check` observes twice, this far apart, to measure rates (0: once, no rates).");
+    public static final ConfigOption<Duration> CHECK_SAMPLE_GAP = ConfigOptions.key(PREFIX + "check.sample-gap")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(20))
+            .withDescription("`check` observes twice, this far apart, to measure rates (0: once, no rates).");
 
     /** The option's description as plain text. */
     public static String describe(ConfigOption<?> option) {
@@ -273,8 +250,9 @@ public final class ReconcilerOptions {
                 conf.get(option);
             } catch (RuntimeException ex) {
                 throw new IllegalArgumentException(
-                        "Setting '" + option.key() + "' has value '" + conf.toMap().get(option.key())
-                                + "' which does not parse: " + ex.getMessage() + " (" + describe(option) + ")",
+                        "Setting '" + option.key() + "' has value '"
+                                + conf.toMap().get(option.key()) + "' which does not parse: " + ex.getMessage() + " ("
+                                + describe(option) + ")",
                         ex);
             }
         }

@@ -24,7 +24,8 @@ class ReconcilerOptionsTest {
 
     @Test
     void acceptsKeysWithOrWithoutThePrefixAndFlinkDurations() {
-        Configuration c = ReconcilerOptions.fromMap(Map.of("interval", "1 min", "lineflow.reconciler.namespaces", "a;b"));
+        Configuration c =
+                ReconcilerOptions.fromMap(Map.of("interval", "1 min", "lineflow.reconciler.namespaces", "a;b"));
         assertThat(c.get(ReconcilerOptions.INTERVAL)).isEqualTo(Duration.ofMinutes(1));
         assertThat(c.get(ReconcilerOptions.NAMESPACES)).containsExactly("a", "b");
     }
@@ -52,10 +53,13 @@ class ReconcilerOptionsTest {
                 "LINEFLOW_RECONCILER_FLINK_REST_TIMEOUT", "2 s",
                 "LINEFLOW_RECONCILER_REMEDIATION_ENABLED", "false",
                 "PATH", "/usr/bin"));
-        assertThat(s).containsOnly(
-                Map.entry("lineflow.reconciler.flink.rest-timeout", "2 s"),
-                Map.entry("lineflow.reconciler.remediation.enabled", "false"));
-        assertThat(ReconcilerOptions.fromMap(s).get(ReconcilerOptions.REMEDIATION_ENABLED)).isFalse();
-        assertThat(List.of(ReconcilerOptions.defaultText(ReconcilerOptions.INTERVAL))).containsExactly("30 s");
+        assertThat(s)
+                .containsOnly(
+                        Map.entry("lineflow.reconciler.flink.rest-timeout", "2 s"),
+                        Map.entry("lineflow.reconciler.remediation.enabled", "false"));
+        assertThat(ReconcilerOptions.fromMap(s).get(ReconcilerOptions.REMEDIATION_ENABLED))
+                .isFalse();
+        assertThat(List.of(ReconcilerOptions.defaultText(ReconcilerOptions.INTERVAL)))
+                .containsExactly("30 s");
     }
 }

@@ -1,8 +1,5 @@
 package io.lineflow.reconciler;
 
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.PodTemplateSpec;
-import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.FlinkObservation.Checkpoints;
 import io.lineflow.reconciler.model.FlinkObservation.Job;
@@ -14,6 +11,9 @@ import io.lineflow.reconciler.model.Sample;
 import io.lineflow.reconciler.model.SpecObservation;
 import io.lineflow.reconciler.observe.SpecReader;
 
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
@@ -68,7 +68,8 @@ public final class TestUtils {
     }
 
     public static SpecObservation spec(Map<String, String> conf) {
-        return new SpecObservation("flink", "lineflow", Map.of(), conf, true, "last-state", "running", 1, List.of(), List.of());
+        return new SpecObservation(
+                "flink", "lineflow", Map.of(), conf, true, "last-state", "running", 1, List.of(), List.of());
     }
 
     public static SpecObservation goodSpec() {
@@ -80,13 +81,31 @@ public final class TestUtils {
     }
 
     public static Checkpoints checkpoints(Instant latestCompletedAt, long completed, long failed) {
-        return new Checkpoints(true, Duration.ofSeconds(60), Duration.ofMinutes(2), 3, true, completed, failed, 0,
-                latestCompletedAt == null ? null : completed, latestCompletedAt,
-                latestCompletedAt == null ? null : "s3://lineflow/checkpoints/abc/chk-" + completed, null, null);
+        return new Checkpoints(
+                true,
+                Duration.ofSeconds(60),
+                Duration.ofMinutes(2),
+                3,
+                true,
+                completed,
+                failed,
+                0,
+                latestCompletedAt == null ? null : completed,
+                latestCompletedAt,
+                latestCompletedAt == null ? null : "s3://lineflow/checkpoints/abc/chk-" + completed,
+                null,
+                null);
     }
 
     public static Job job(String state, long restarts, Checkpoints cp, Source source) {
-        return new Job("abc", "lineflow", state, NOW.minus(Duration.ofHours(2)), restarts, cp, source == null ? List.of() : List.of(source));
+        return new Job(
+                "abc",
+                "lineflow",
+                state,
+                NOW.minus(Duration.ofHours(2)),
+                restarts,
+                cp,
+                source == null ? List.of() : List.of(source));
     }
 
     public static Source source(double rate) {
@@ -102,8 +121,17 @@ public final class TestUtils {
     }
 
     public static KafkaObservation kafka(long endOffsetSum, Long lag, Duration retention) {
-        return new KafkaObservation("kafka:9092", "device-events", "lineflow", NOW, null, 4, endOffsetSum,
-                lag == null ? null : endOffsetSum - lag, lag, retention);
+        return new KafkaObservation(
+                "kafka:9092",
+                "device-events",
+                "lineflow",
+                NOW,
+                null,
+                4,
+                endOffsetSum,
+                lag == null ? null : endOffsetSum - lag,
+                lag,
+                retention);
     }
 
     public static KafkaObservation healthyKafka() {
@@ -119,7 +147,13 @@ public final class TestUtils {
     }
 
     public static Sample sample(Duration ago, Long restarts, Long failed, Long endOffsetSum, Long lag) {
-        return new Sample(NOW.minus(ago), restarts, failed, endOffsetSum, endOffsetSum == null || lag == null ? null : endOffsetSum - lag, lag);
+        return new Sample(
+                NOW.minus(ago),
+                restarts,
+                failed,
+                endOffsetSum,
+                endOffsetSum == null || lag == null ? null : endOffsetSum - lag,
+                lag);
     }
 
     // --- Kubernetes objects ------------------------------------------------------------------
@@ -127,7 +161,8 @@ public final class TestUtils {
     /** A FlinkDeployment like lineflow's, in {@code namespace}, healthy spec and RUNNING status. */
     public static FlinkDeployment flinkDeployment(String namespace, String name) {
         FlinkDeployment fd = new FlinkDeployment();
-        fd.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(namespace).build());
+        fd.setMetadata(
+                new ObjectMetaBuilder().withName(name).withNamespace(namespace).build());
         FlinkDeploymentSpec spec = new FlinkDeploymentSpec();
         spec.setFlinkVersion(FlinkVersion.v1_20);
         spec.setImage("lineflow/job:test");
@@ -151,7 +186,8 @@ public final class TestUtils {
     public static FlinkDeploymentStatus runningDeploymentStatus() {
         FlinkDeploymentStatus status = new FlinkDeploymentStatus();
         status.setJobManagerDeploymentStatus(JobManagerDeploymentStatus.READY);
-        org.apache.flink.kubernetes.operator.api.status.JobStatus js = new org.apache.flink.kubernetes.operator.api.status.JobStatus();
+        org.apache.flink.kubernetes.operator.api.status.JobStatus js =
+                new org.apache.flink.kubernetes.operator.api.status.JobStatus();
         js.setState(JobStatus.RUNNING);
         js.setJobId("abc");
         status.setJobStatus(js);
@@ -161,8 +197,12 @@ public final class TestUtils {
     public static PodTemplateSpec podTemplate(String yamlishVolumeType, String mountPath) {
         PodTemplateSpecBuilder b = new PodTemplateSpecBuilder();
         var spec = b.withNewSpec()
-                .addNewContainer().withName(SpecReader.MAIN_CONTAINER)
-                .addNewVolumeMount().withName("state").withMountPath(mountPath).endVolumeMount()
+                .addNewContainer()
+                .withName(SpecReader.MAIN_CONTAINER)
+                .addNewVolumeMount()
+                .withName("state")
+                .withMountPath(mountPath)
+                .endVolumeMount()
                 .endContainer();
         var vol = spec.addNewVolume().withName("state");
         if (yamlishVolumeType.equals("pvc")) {

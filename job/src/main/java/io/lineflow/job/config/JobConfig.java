@@ -82,10 +82,8 @@ public final class JobConfig {
         try {
             params = ParameterTool.fromArgs(args);
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(
-                    List.of(
-                            "arguments " + Arrays.toString(args) + " are malformed: " + e.getMessage()
-                                    + "; expected --key value pairs"));
+            throw new ConfigException(List.of("arguments " + Arrays.toString(args) + " are malformed: " + e.getMessage()
+                    + "; expected --key value pairs"));
         }
         Configuration conf = checkpointDefaults();
         conf.addAll(Configuration.fromMap(cluster.toMap()));
@@ -93,12 +91,11 @@ public final class JobConfig {
             readProperties(params.get(CONFIG_FILE_ARG), conf, problems);
         }
         readEnvironment(env, conf);
-        params.toMap().forEach(
-                        (k, v) -> {
-                            if (!k.equals(CONFIG_FILE_ARG)) {
-                                conf.setString(k, v);
-                            }
-                        });
+        params.toMap().forEach((k, v) -> {
+            if (!k.equals(CONFIG_FILE_ARG)) {
+                conf.setString(k, v);
+            }
+        });
         checkKnownKeysAndTypes(conf, problems);
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
@@ -122,14 +119,12 @@ public final class JobConfig {
         if (maxFuture.toMillis() <= 0 || maxFuture.compareTo(MAX_FUTURE_LIMIT) > 0) {
             // Bounded so that the latest accepted event time stays far inside what the window
             // arithmetic and PostgreSQL's timestamptz can hold.
-            problems.add(
-                    problem(conf, LineflowOptions.MAX_FUTURE.key(), "a duration from 1 ms to 366 d"));
+            problems.add(problem(conf, LineflowOptions.MAX_FUTURE.key(), "a duration from 1 ms to 366 d"));
         }
         checkEarliestEventTime(conf, problems);
         MemorySize max = conf.get(LineflowOptions.MAX_EVENT_SIZE);
         if (max.getBytes() < 1 || max.getBytes() > Integer.MAX_VALUE) {
-            problems.add(
-                    problem(conf, LineflowOptions.MAX_EVENT_SIZE.key(), "a size from 1 b to 2 gb"));
+            problems.add(problem(conf, LineflowOptions.MAX_EVENT_SIZE.key(), "a size from 1 b to 2 gb"));
         }
         atLeast(conf, LineflowOptions.SINK_BATCH_SIZE, 1, problems);
         atLeast(conf, LineflowOptions.SINK_MAX_RETRIES, 0, problems);
@@ -162,12 +157,11 @@ public final class JobConfig {
     /** The entries under {@code prefix}, with the prefix removed (for Kafka and JDBC properties). */
     public static Properties withPrefix(ReadableConfig conf, String prefix) {
         Properties props = new Properties();
-        conf.toMap().forEach(
-                        (k, v) -> {
-                            if (k.startsWith(prefix) && k.length() > prefix.length()) {
-                                props.setProperty(k.substring(prefix.length()), v);
-                            }
-                        });
+        conf.toMap().forEach((k, v) -> {
+            if (k.startsWith(prefix) && k.length() > prefix.length()) {
+                props.setProperty(k.substring(prefix.length()), v);
+            }
+        });
         return props;
     }
 
@@ -182,12 +176,12 @@ public final class JobConfig {
         try (InputStream in = Files.newInputStream(path)) {
             props.load(in);
         } catch (IOException e) {
-            problems.add(
-                    "--config " + file + " cannot be read (" + e.getClass().getSimpleName()
-                            + "); expected a readable properties file");
+            problems.add("--config " + file + " cannot be read (" + e.getClass().getSimpleName()
+                    + "); expected a readable properties file");
             return;
         }
-        props.stringPropertyNames().forEach(k -> conf.setString(k, props.getProperty(k).trim()));
+        props.stringPropertyNames()
+                .forEach(k -> conf.setString(k, props.getProperty(k).trim()));
     }
 
     private static void readEnvironment(Map<String, String> env, Configuration conf) {
@@ -198,46 +192,40 @@ public final class JobConfig {
             }
         }
         // Pass-through properties: LINEFLOW_KAFKA_PROPERTIES_SASL_JAAS_CONFIG -> sasl.jaas.config
-        for (String prefix :
-                List.of(LineflowOptions.KAFKA_PROPERTIES_PREFIX, LineflowOptions.JDBC_PROPERTIES_PREFIX)) {
+        for (String prefix : List.of(LineflowOptions.KAFKA_PROPERTIES_PREFIX, LineflowOptions.JDBC_PROPERTIES_PREFIX)) {
             String envPrefix = envName(prefix);
-            env.forEach(
-                    (name, value) -> {
-                        if (name.startsWith(envPrefix) && name.length() > envPrefix.length()) {
-                            String property =
-                                    name.substring(envPrefix.length())
-                                            .toLowerCase(Locale.ROOT)
-                                            .replace('_', '.');
-                            conf.setString(prefix + property, value);
-                        }
-                    });
+            env.forEach((name, value) -> {
+                if (name.startsWith(envPrefix) && name.length() > envPrefix.length()) {
+                    String property = name.substring(envPrefix.length())
+                            .toLowerCase(Locale.ROOT)
+                            .replace('_', '.');
+                    conf.setString(prefix + property, value);
+                }
+            });
         }
     }
 
     private static void checkKnownKeysAndTypes(Configuration conf, List<String> problems) {
-        Set<String> known =
-                LineflowOptions.ALL.stream().map(ConfigOption::key).collect(Collectors.toSet());
+        Set<String> known = LineflowOptions.ALL.stream().map(ConfigOption::key).collect(Collectors.toSet());
         for (String key : new TreeMap<>(conf.toMap()).keySet()) {
             if (key.startsWith(LineflowOptions.PREFIX)
                     && !known.contains(key)
                     && !key.startsWith(LineflowOptions.KAFKA_PROPERTIES_PREFIX)
                     && !key.startsWith(LineflowOptions.JDBC_PROPERTIES_PREFIX)) {
-                problems.add(
-                        key + " is not a lineflow option; known options: "
-                                + known.stream().sorted().collect(Collectors.joining(", ")));
+                problems.add(key + " is not a lineflow option; known options: "
+                        + known.stream().sorted().collect(Collectors.joining(", ")));
             }
         }
         List<ConfigOption<?>> typed = new ArrayList<>(LineflowOptions.ALL);
-        typed.addAll(
-                List.of(
-                        CheckpointingOptions.CHECKPOINTING_INTERVAL,
-                        CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
-                        CheckpointingOptions.CHECKPOINTING_TIMEOUT,
-                        CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS,
-                        CheckpointingOptions.TOLERABLE_FAILURE_NUMBER,
-                        CheckpointingOptions.MAX_CONCURRENT_CHECKPOINTS,
-                        CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
-                        CheckpointingOptions.INCREMENTAL_CHECKPOINTS));
+        typed.addAll(List.of(
+                CheckpointingOptions.CHECKPOINTING_INTERVAL,
+                CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
+                CheckpointingOptions.CHECKPOINTING_TIMEOUT,
+                CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS,
+                CheckpointingOptions.TOLERABLE_FAILURE_NUMBER,
+                CheckpointingOptions.MAX_CONCURRENT_CHECKPOINTS,
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                CheckpointingOptions.INCREMENTAL_CHECKPOINTS));
         for (ConfigOption<?> option : typed) {
             try {
                 conf.get(option);
@@ -249,9 +237,8 @@ public final class JobConfig {
 
     private static void checkEarliestEventTime(Configuration conf, List<String> problems) {
         String text = conf.get(LineflowOptions.EARLIEST_EVENT_TIME);
-        String allowed =
-                "an ISO-8601 instant such as 2000-01-01T00:00:00Z, from 1970-01-01T00:00:00Z to"
-                        + " 9999-12-31T23:59:59Z (window starts are computed for non-negative times)";
+        String allowed = "an ISO-8601 instant such as 2000-01-01T00:00:00Z, from 1970-01-01T00:00:00Z to"
+                + " 9999-12-31T23:59:59Z (window starts are computed for non-negative times)";
         try {
             Instant earliest = Instant.parse(text);
             if (earliest.isBefore(Instant.EPOCH) || earliest.isAfter(LATEST_EARLIEST)) {
@@ -267,42 +254,38 @@ public final class JobConfig {
         if (url == null || url.isBlank()) {
             problems.add(missing(LineflowOptions.JDBC_URL, "jdbc:postgresql://host:port/database"));
         } else if (!url.startsWith("jdbc:postgresql:")) {
-            problems.add(
-                    problem(conf, LineflowOptions.JDBC_URL.key(), "jdbc:postgresql://host:port/database"));
+            problems.add(problem(conf, LineflowOptions.JDBC_URL.key(), "jdbc:postgresql://host:port/database"));
         }
     }
 
     private static void checkCheckpointing(Configuration conf, List<String> problems) {
         Duration interval = conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL);
         if (interval == null || interval.toMillis() < 10) {
-            problems.add(
-                    problem(conf, CheckpointingOptions.CHECKPOINTING_INTERVAL.key(),
-                            "a duration of at least 10 ms (lineflow.checkpointing.enabled=false turns"
-                                    + " checkpointing off, and with it exact counts)"));
+            problems.add(problem(
+                    conf,
+                    CheckpointingOptions.CHECKPOINTING_INTERVAL.key(),
+                    "a duration of at least 10 ms (lineflow.checkpointing.enabled=false turns"
+                            + " checkpointing off, and with it exact counts)"));
         }
         Duration timeout = conf.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT);
         if (timeout.toMillis() < 10) {
             problems.add(
-                    problem(conf, CheckpointingOptions.CHECKPOINTING_TIMEOUT.key(),
-                            "a duration of at least 10 ms"));
+                    problem(conf, CheckpointingOptions.CHECKPOINTING_TIMEOUT.key(), "a duration of at least 10 ms"));
         }
         if (conf.get(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER) < 0) {
-            problems.add(
-                    problem(conf, CheckpointingOptions.TOLERABLE_FAILURE_NUMBER.key(),
-                            "an integer of 0 or more"));
+            problems.add(problem(conf, CheckpointingOptions.TOLERABLE_FAILURE_NUMBER.key(), "an integer of 0 or more"));
         }
         if (conf.get(CheckpointingOptions.MAX_CONCURRENT_CHECKPOINTS) < 1) {
             problems.add(
-                    problem(conf, CheckpointingOptions.MAX_CONCURRENT_CHECKPOINTS.key(),
-                            "an integer of 1 or more"));
+                    problem(conf, CheckpointingOptions.MAX_CONCURRENT_CHECKPOINTS.key(), "an integer of 1 or more"));
         }
         String dir = conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);
         if (dir == null || dir.isBlank()) {
-            problems.add(
-                    missing(CheckpointingOptions.CHECKPOINTS_DIRECTORY,
-                            "a durable URI such as s3://bucket/lineflow/checkpoints or a file:// path"
-                                    + " on a persistent volume; without it checkpoints live in"
-                                    + " JobManager memory and die with it"));
+            problems.add(missing(
+                    CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                    "a durable URI such as s3://bucket/lineflow/checkpoints or a file:// path"
+                            + " on a persistent volume; without it checkpoints live in"
+                            + " JobManager memory and die with it"));
         }
         String backend = conf.get(StateBackendOptions.STATE_BACKEND);
         if (!STATE_BACKENDS.contains(backend.toLowerCase(Locale.ROOT))) {
@@ -318,32 +301,26 @@ public final class JobConfig {
         }
     }
 
-    private static void positive(
-            Configuration conf, ConfigOption<Duration> option, List<String> problems) {
+    private static void positive(Configuration conf, ConfigOption<Duration> option, List<String> problems) {
         if (conf.get(option).toMillis() <= 0) {
             problems.add(problem(conf, option.key(), "a duration of at least 1 ms"));
         }
     }
 
-    private static void notNegative(
-            Configuration conf, ConfigOption<Duration> option, List<String> problems) {
+    private static void notNegative(Configuration conf, ConfigOption<Duration> option, List<String> problems) {
         if (conf.get(option).isNegative()) {
             problems.add(problem(conf, option.key(), "a duration of 0 or more"));
         }
     }
 
-    private static void atLeast(
-            Configuration conf, ConfigOption<Integer> option, int min, List<String> problems) {
+    private static void atLeast(Configuration conf, ConfigOption<Integer> option, int min, List<String> problems) {
         if (conf.get(option) < min) {
             problems.add(problem(conf, option.key(), "an integer of " + min + " or more"));
         }
     }
 
     private static String missing(ConfigOption<?> option, String allowed) {
-        String env =
-                option.key().startsWith(LineflowOptions.PREFIX)
-                        ? " (or env " + envName(option.key()) + ")"
-                        : "";
+        String env = option.key().startsWith(LineflowOptions.PREFIX) ? " (or env " + envName(option.key()) + ")" : "";
         return option.key() + " is not set" + env + "; expected " + allowed;
     }
 
@@ -356,10 +333,9 @@ public final class JobConfig {
     }
 
     private static String allowed(ConfigOption<?> option) {
-        Object example =
-                option.hasDefaultValue()
-                        ? option.defaultValue()
-                        : checkpointDefaults().getOptional(option).orElse(null);
+        Object example = option.hasDefaultValue()
+                ? option.defaultValue()
+                : checkpointDefaults().getOptional(option).orElse(null);
         if (example instanceof Duration) {
             return "a duration such as '500 ms', '30 s', '5 min' or '1 h'";
         }

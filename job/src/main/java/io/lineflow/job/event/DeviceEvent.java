@@ -30,13 +30,7 @@ public class DeviceEvent {
     public DeviceEvent() {}
 
     public DeviceEvent(
-            String eventId,
-            String deviceId,
-            String lineId,
-            EventType type,
-            long ts,
-            int count,
-            String reason) {
+            String eventId, String deviceId, String lineId, EventType type, long ts, int count, String reason) {
         this.eventId = eventId;
         this.deviceId = deviceId;
         this.lineId = lineId;

@@ -3,7 +3,6 @@ package io.lineflow.job.event;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
-
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /** Kafka deserializer that turns every record into a {@link ParsedRecord}; it never throws. */
@@ -18,14 +17,13 @@ public class DeviceEventDeserializer implements KafkaRecordDeserializationSchema
 
     @Override
     public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<ParsedRecord> out) {
-        out.collect(
-                json.parse(
-                        record.key(),
-                        record.value(),
-                        record.topic(),
-                        record.partition(),
-                        record.offset(),
-                        System.currentTimeMillis()));
+        out.collect(json.parse(
+                record.key(),
+                record.value(),
+                record.topic(),
+                record.partition(),
+                record.offset(),
+                System.currentTimeMillis()));
     }
 
     @Override

@@ -1,13 +1,12 @@
 package io.lineflow.job.event;
 
+import io.lineflow.job.config.LineflowOptions;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-
-import io.lineflow.job.config.LineflowOptions;
-
 import org.apache.flink.configuration.ReadableConfig;
 
 import java.io.ByteArrayOutputStream;
@@ -60,16 +59,14 @@ public final class DeviceEventJson implements Serializable {
     }
 
     /** Parses one Kafka record; {@code nowMillis} is the wall clock used for the future check. */
-    public ParsedRecord parse(
-            byte[] key, byte[] value, String topic, int partition, long offset, long nowMillis) {
+    public ParsedRecord parse(byte[] key, byte[] value, String topic, int partition, long offset, long nowMillis) {
         Rejector reject = new Rejector(value, topic, partition, offset);
         if (value == null) {
             return reject.because(RejectReason.MALFORMED_JSON, "record value is null (tombstone)");
         }
         if (value.length > maxBytes) {
             return reject.because(
-                    RejectReason.OVERSIZED,
-                    "value is " + value.length + " bytes, the maximum is " + maxBytes);
+                    RejectReason.OVERSIZED, "value is " + value.length + " bytes, the maximum is " + maxBytes);
         }
         if (key == null) {
             return reject.because(RejectReason.NULL_KEY, "record key is null; expected the device id");
@@ -111,8 +108,7 @@ public final class DeviceEventJson implements Serializable {
                             }
                             long count = p.getLongValue();
                             if (count < 0) {
-                                return reject.because(
-                                        RejectReason.NEGATIVE_COUNT, "count is " + count);
+                                return reject.because(RejectReason.NEGATIVE_COUNT, "count is " + count);
                             }
                             if (count > Integer.MAX_VALUE) {
                                 throw new WrongType(field, "an integer up to " + Integer.MAX_VALUE);
@@ -149,12 +145,11 @@ public final class DeviceEventJson implements Serializable {
             return reject.because(RejectReason.MALFORMED_JSON, e.getMessage());
         }
 
-        String missing =
-                event.eventId == null
-                        ? "eventId"
-                        : event.deviceId == null
-                                ? "deviceId"
-                                : event.lineId == null ? "lineId" : type == null ? "type" : !hasTs ? "ts" : null;
+        String missing = event.eventId == null
+                ? "eventId"
+                : event.deviceId == null
+                        ? "deviceId"
+                        : event.lineId == null ? "lineId" : type == null ? "type" : !hasTs ? "ts" : null;
         if (missing != null) {
             return reject.because(RejectReason.MISSING_FIELD, missing + " is missing");
         }
@@ -163,11 +158,15 @@ public final class DeviceEventJson implements Serializable {
         } catch (IllegalArgumentException e) {
             return reject.because(RejectReason.UNKNOWN_TYPE, "type '" + type + "' is unknown");
         }
-        String invalid =
-                textProblem("eventId", event.eventId, true,
-                        textProblem("deviceId", event.deviceId, true,
-                                textProblem("lineId", event.lineId, true,
-                                        textProblem("reason", event.reason, false, null))));
+        String invalid = textProblem(
+                "eventId",
+                event.eventId,
+                true,
+                textProblem(
+                        "deviceId",
+                        event.deviceId,
+                        true,
+                        textProblem("lineId", event.lineId, true, textProblem("reason", event.reason, false, null))));
         if (invalid != null) {
             return reject.because(RejectReason.INVALID_TEXT, invalid);
         }
@@ -180,14 +179,13 @@ public final class DeviceEventJson implements Serializable {
         if (event.ts > nowMillis + maxFutureMillis) {
             return reject.because(
                     RejectReason.FUTURE_TIMESTAMP,
-                    "ts " + Instant.ofEpochMilli(event.ts) + " is more than "
-                            + maxFutureMillis / 1000 + " s ahead of " + Instant.ofEpochMilli(nowMillis));
+                    "ts " + Instant.ofEpochMilli(event.ts) + " is more than " + maxFutureMillis / 1000 + " s ahead of "
+                            + Instant.ofEpochMilli(nowMillis));
         }
         String keyText = new String(key, StandardCharsets.UTF_8);
         if (!keyText.equals(event.deviceId)) {
             return reject.because(
-                    RejectReason.KEY_MISMATCH,
-                    "key '" + keyText + "' differs from deviceId '" + event.deviceId + "'");
+                    RejectReason.KEY_MISMATCH, "key '" + keyText + "' differs from deviceId '" + event.deviceId + "'");
         }
         return ParsedRecord.accepted(event.at(topic, partition, offset));
     }
@@ -262,8 +260,7 @@ public final class DeviceEventJson implements Serializable {
         }
 
         ParsedRecord because(RejectReason reason, String detail) {
-            return ParsedRecord.rejected(
-                    new RejectedEvent(topic, partition, offset, raw, reason, detail));
+            return ParsedRecord.rejected(new RejectedEvent(topic, partition, offset, raw, reason, detail));
         }
     }
 }

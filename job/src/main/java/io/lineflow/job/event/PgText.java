@@ -25,8 +25,7 @@ public final class PgText {
             if (c == '\u0000') {
                 return "contains U+0000 at index " + i;
             }
-            if (Character.isHighSurrogate(c) && i + 1 < s.length()
-                    && Character.isLowSurrogate(s.charAt(i + 1))) {
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(c)) {
                 return "contains an unpaired surrogate U+" + hex(c) + " at index " + i;
@@ -62,8 +61,7 @@ public final class PgText {
         StringBuilder b = new StringBuilder(s.length() + 16);
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < s.length()
-                    && Character.isLowSurrogate(s.charAt(i + 1))) {
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
                 b.append(c).append(s.charAt(++i));
             } else if (c == '\u0000' || Character.isSurrogate(c)) {
                 b.append("\\u").append(hex(c));

@@ -15,8 +15,7 @@ public class RejectedEvent {
 
     public RejectedEvent() {}
 
-    public RejectedEvent(
-            String topic, int partition, long offset, byte[] raw, RejectReason reason, String detail) {
+    public RejectedEvent(String topic, int partition, long offset, byte[] raw, RejectReason reason, String detail) {
         this.topic = topic;
         this.partition = partition;
         this.offset = offset;

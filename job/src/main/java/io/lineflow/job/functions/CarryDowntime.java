@@ -9,7 +9,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
-
 /**
  * Computes each window's downtime, carrying an open stop from one window into the next.
  *
@@ -38,8 +37,7 @@ import org.apache.flink.util.Collector;
  * <p>Limit: a window that comes again after a later window was written corrects its own row; rows
  * of later windows already written are not revisited.
  */
-public class CarryDowntime
-        extends KeyedProcessFunction<String, DeviceWindowStats, DeviceWindowStats> {
+public class CarryDowntime extends KeyedProcessFunction<String, DeviceWindowStats, DeviceWindowStats> {
     private static final long serialVersionUID = 1L;
 
     private final long windowSizeMillis;
@@ -66,15 +64,11 @@ public class CarryDowntime
     public void open(Configuration parameters) {
         carry = getRuntimeContext().getState(new ValueStateDescriptor<>("carry", Carry.class));
         openAtStartByWindow =
-                getRuntimeContext()
-                        .getMapState(
-                                new MapStateDescriptor<>(
-                                        "open-at-start", Types.LONG, Types.BOOLEAN));
+                getRuntimeContext().getMapState(new MapStateDescriptor<>("open-at-start", Types.LONG, Types.BOOLEAN));
     }
 
     @Override
-    public void processElement(DeviceWindowStats row, Context ctx, Collector<DeviceWindowStats> out)
-            throws Exception {
+    public void processElement(DeviceWindowStats row, Context ctx, Collector<DeviceWindowStats> out) throws Exception {
         Carry c = carry.value();
         boolean newer = c == null || row.windowEnd > c.lastWindowEnd;
         boolean openAtStart;
@@ -105,14 +99,11 @@ public class CarryDowntime
         // the end of this window's lateness (to drop the state once nothing is open).
         ctx.timerService()
                 .registerEventTimeTimer(
-                        openAtEnd
-                                ? row.windowEnd + windowSizeMillis - 1
-                                : row.windowEnd - 1 + allowedLatenessMillis);
+                        openAtEnd ? row.windowEnd + windowSizeMillis - 1 : row.windowEnd - 1 + allowedLatenessMillis);
     }
 
     @Override
-    public void onTimer(long timestamp, OnTimerContext ctx, Collector<DeviceWindowStats> out)
-            throws Exception {
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<DeviceWindowStats> out) throws Exception {
         dropExpiredOpenAtStart(timestamp);
         Carry c = carry.value();
         if (c == null) {
@@ -151,9 +142,7 @@ public class CarryDowntime
     static boolean applyDowntime(DeviceWindowStats row, boolean openAtStart) {
         long[] transitions = row.transitions == null ? new long[0] : row.transitions;
         // An END with no START before it in the window proves the stop began earlier.
-        boolean open =
-                openAtStart
-                        || (transitions.length > 0 && !WindowAccumulator.isStart(transitions[0]));
+        boolean open = openAtStart || (transitions.length > 0 && !WindowAccumulator.isStart(transitions[0]));
         long since = row.windowStart;
         long down = 0;
         for (long t : transitions) {
@@ -176,12 +165,10 @@ public class CarryDowntime
         return open;
     }
 
-    private void rememberOpenAtStart(long windowStart, boolean openAtStart, Context ctx)
-            throws Exception {
+    private void rememberOpenAtStart(long windowStart, boolean openAtStart, Context ctx) throws Exception {
         // Also without allowed lateness: a provisional row is followed by the watermark's.
         openAtStartByWindow.put(windowStart, openAtStart);
-        ctx.timerService()
-                .registerEventTimeTimer(windowStart + windowSizeMillis - 1 + allowedLatenessMillis);
+        ctx.timerService().registerEventTimeTimer(windowStart + windowSizeMillis - 1 + allowedLatenessMillis);
     }
 
     private void dropExpiredOpenAtStart(long timestamp) throws Exception {

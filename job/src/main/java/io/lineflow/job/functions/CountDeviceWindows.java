@@ -50,8 +50,7 @@ import java.util.Map;
  * backlog becomes late. The check is set when a window gets its first event and re-armed by its
  * own firing while events keep coming: one timer per window and idle period, not per event.
  */
-public class CountDeviceWindows
-        extends KeyedProcessFunction<String, DeviceEvent, DeviceWindowStats> {
+public class CountDeviceWindows extends KeyedProcessFunction<String, DeviceEvent, DeviceWindowStats> {
     private static final long serialVersionUID = 1L;
 
     /** Repeats (DUPLICATE) and events for windows past their allowed lateness (LATE). */
@@ -70,8 +69,7 @@ public class CountDeviceWindows
     private transient MapState<String, Long> expiryById;
     private transient MapState<Long, WindowAccumulator> windowByStart;
 
-    public CountDeviceWindows(
-            Duration window, Duration allowedLateness, Duration dedupHorizon, Duration idleEmit) {
+    public CountDeviceWindows(Duration window, Duration allowedLateness, Duration dedupHorizon, Duration idleEmit) {
         this.windowMillis = window.toMillis();
         this.latenessMillis = allowedLateness.toMillis();
         this.horizonMillis = dedupHorizon.toMillis();
@@ -82,18 +80,14 @@ public class CountDeviceWindows
     @Override
     public void open(Configuration parameters) {
         expiryById =
-                getRuntimeContext()
-                        .getMapState(new MapStateDescriptor<>("event-id-expiry", Types.STRING, Types.LONG));
-        windowByStart =
-                getRuntimeContext()
-                        .getMapState(
-                                new MapStateDescriptor<>(
-                                        "window-by-start", Types.LONG, Types.POJO(WindowAccumulator.class)));
+                getRuntimeContext().getMapState(new MapStateDescriptor<>("event-id-expiry", Types.STRING, Types.LONG));
+        windowByStart = getRuntimeContext()
+                .getMapState(
+                        new MapStateDescriptor<>("window-by-start", Types.LONG, Types.POJO(WindowAccumulator.class)));
     }
 
     @Override
-    public void processElement(DeviceEvent event, Context ctx, Collector<DeviceWindowStats> out)
-            throws Exception {
+    public void processElement(DeviceEvent event, Context ctx, Collector<DeviceWindowStats> out) throws Exception {
         long sweepAt = remember(event, ctx);
         if (sweepAt < 0) {
             reject(ctx, event, RejectReason.DUPLICATE, "eventId " + event.eventId + " already counted");
@@ -139,8 +133,7 @@ public class CountDeviceWindows
     }
 
     @Override
-    public void onTimer(long timestamp, OnTimerContext ctx, Collector<DeviceWindowStats> out)
-            throws Exception {
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<DeviceWindowStats> out) throws Exception {
         if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
             // Sweeps fall on multiples of the sweep period; idle checks may fall anywhere (one on
             // a multiple just sweeps too, which is harmless).
@@ -156,8 +149,7 @@ public class CountDeviceWindows
                 out.collect(row(ctx.getCurrentKey(), w.getKey(), w.getValue()));
             }
         }
-        MapStates.removeWhere(
-                windowByStart, (start, acc) -> start + windowMillis - 1 + latenessMillis <= timestamp);
+        MapStates.removeWhere(windowByStart, (start, acc) -> start + windowMillis - 1 + latenessMillis <= timestamp);
     }
 
     /**
@@ -165,8 +157,7 @@ public class CountDeviceWindows
      * which got no event for the idle time is emitted with its figures so far; one whose end or
      * quiet time lies ahead is checked again then; one the watermark already fired needs nothing.
      */
-    private void emitQuietWindows(long now, OnTimerContext ctx, Collector<DeviceWindowStats> out)
-            throws Exception {
+    private void emitQuietWindows(long now, OnTimerContext ctx, Collector<DeviceWindowStats> out) throws Exception {
         long watermark = ctx.timerService().currentWatermark();
         for (Map.Entry<Long, WindowAccumulator> w : windowByStart.entries()) {
             WindowAccumulator acc = w.getValue();

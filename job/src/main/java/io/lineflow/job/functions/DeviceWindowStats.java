@@ -57,7 +57,15 @@ public class DeviceWindowStats {
     public String toString() {
         return String.format(
                 "Stats{%s/%s [%d,%d) pieces=%d stops=%d downMs=%d events=%d first=%s last=%s}",
-                lineId, deviceId, windowStart, windowEnd, piecesProduced, downtimeCount,
-                downtimeMillis, eventsSeen, firstEventTs, lastEventTs);
+                lineId,
+                deviceId,
+                windowStart,
+                windowEnd,
+                piecesProduced,
+                downtimeCount,
+                downtimeMillis,
+                eventsSeen,
+                firstEventTs,
+                lastEventTs);
     }
 }

@@ -4,7 +4,6 @@ import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
 
 import org.apache.flink.configuration.ReadableConfig;
-
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.MigrationInfo;
 import org.flywaydb.core.api.MigrationInfoService;
@@ -31,19 +30,19 @@ public final class Schema {
     public static void verify(ReadableConfig conf) {
         MigrationInfoService info = flyway(conf).info();
         MigrationInfo[] all = info.all();
-        String expected = all.length == 0 ? "none" : all[all.length - 1].getVersion().getVersion();
+        String expected =
+                all.length == 0 ? "none" : all[all.length - 1].getVersion().getVersion();
         MigrationInfo current = info.current();
         if (current == null || info.pending().length > 0) {
-            throw new SchemaMismatchException(
-                    "Database schema at "
-                            + conf.get(LineflowOptions.JDBC_URL)
-                            + " is at version "
-                            + (current == null ? "none (not initialised)" : current.getVersion())
-                            + " but this job needs version "
-                            + expected
-                            + ". Apply the migrations first: `make migrate` locally, or on"
-                            + " Kubernetes the lineflow-migrate Job that `make deploy` runs"
-                            + " (manifests/db/migrate-job.yaml).");
+            throw new SchemaMismatchException("Database schema at "
+                    + conf.get(LineflowOptions.JDBC_URL)
+                    + " is at version "
+                    + (current == null ? "none (not initialised)" : current.getVersion())
+                    + " but this job needs version "
+                    + expected
+                    + ". Apply the migrations first: `make migrate` locally, or on"
+                    + " Kubernetes the lineflow-migrate Job that `make deploy` runs"
+                    + " (manifests/db/migrate-job.yaml).");
         }
     }
 

@@ -33,20 +33,18 @@ public class DeviceWindowStatsStatement implements JdbcQueryStatement<DeviceWind
                     + " first_event_at = EXCLUDED.first_event_at,"
                     + " last_event_at = EXCLUDED.last_event_at, updated_at = now(), ";
 
-    private static final String OVERWRITE =
-            INSERT
-                    + "pieces_produced = EXCLUDED.pieces_produced,"
-                    + " downtime_count = EXCLUDED.downtime_count,"
-                    + " downtime_seconds = EXCLUDED.downtime_seconds,"
-                    + " events_seen = EXCLUDED.events_seen";
+    private static final String OVERWRITE = INSERT
+            + "pieces_produced = EXCLUDED.pieces_produced,"
+            + " downtime_count = EXCLUDED.downtime_count,"
+            + " downtime_seconds = EXCLUDED.downtime_seconds,"
+            + " events_seen = EXCLUDED.events_seen";
 
     /** The drill's negative control: replays add up. Never use it for real figures. */
-    private static final String ADD =
-            INSERT
-                    + "pieces_produced = device_window_stats.pieces_produced + EXCLUDED.pieces_produced,"
-                    + " downtime_count = device_window_stats.downtime_count + EXCLUDED.downtime_count,"
-                    + " downtime_seconds = device_window_stats.downtime_seconds + EXCLUDED.downtime_seconds,"
-                    + " events_seen = device_window_stats.events_seen + EXCLUDED.events_seen";
+    private static final String ADD = INSERT
+            + "pieces_produced = device_window_stats.pieces_produced + EXCLUDED.pieces_produced,"
+            + " downtime_count = device_window_stats.downtime_count + EXCLUDED.downtime_count,"
+            + " downtime_seconds = device_window_stats.downtime_seconds + EXCLUDED.downtime_seconds,"
+            + " events_seen = device_window_stats.events_seen + EXCLUDED.events_seen";
 
     private final SinkMode mode;
 
@@ -77,8 +75,7 @@ public class DeviceWindowStatsStatement implements JdbcQueryStatement<DeviceWind
         return OffsetDateTime.ofInstant(Instant.ofEpochMilli(epochMillis), ZoneOffset.UTC);
     }
 
-    private static void setInstant(PreparedStatement ps, int index, Long epochMillis)
-            throws SQLException {
+    private static void setInstant(PreparedStatement ps, int index, Long epochMillis) throws SQLException {
         if (epochMillis == null) {
             ps.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
         } else {

@@ -12,7 +12,6 @@ import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.datasource.connections.SimpleJdbcConnectionProvider;
 import org.apache.flink.connector.jdbc.datasource.statements.JdbcQueryStatement;
 import org.apache.flink.metrics.Counter;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,8 +102,7 @@ public final class PostgresSink<T> implements Sink<T> {
 
     /** One subtask's buffer and connection. */
     private final class Writer implements SinkWriter<T> {
-        private final SimpleJdbcConnectionProvider connections =
-                new SimpleJdbcConnectionProvider(connection);
+        private final SimpleJdbcConnectionProvider connections = new SimpleJdbcConnectionProvider(connection);
         private final RejectedEventStatement keep = new RejectedEventStatement();
         private final List<T> buffer = new ArrayList<>();
         private final ProcessingTimeService time;
@@ -127,12 +125,10 @@ public final class PostgresSink<T> implements Sink<T> {
                 flushBuffer();
             } else if (batchIntervalMillis > 0 && !flushScheduled) {
                 flushScheduled = true;
-                time.registerTimer(
-                        time.getCurrentProcessingTime() + batchIntervalMillis,
-                        at -> {
-                            flushScheduled = false;
-                            flushBuffer();
-                        });
+                time.registerTimer(time.getCurrentProcessingTime() + batchIntervalMillis, at -> {
+                    flushScheduled = false;
+                    flushBuffer();
+                });
             }
         }
 
@@ -158,8 +154,7 @@ public final class PostgresSink<T> implements Sink<T> {
                 } catch (SQLException | ClassNotFoundException e) {
                     if (attempt >= maxRetries) {
                         throw new IOException(
-                                "writing " + buffer.size() + " rows to PostgreSQL failed "
-                                        + (attempt + 1) + " times",
+                                "writing " + buffer.size() + " rows to PostgreSQL failed " + (attempt + 1) + " times",
                                 e);
                     }
                     LOG.warn("Writing {} rows failed (attempt {}); reconnecting", buffer.size(), attempt + 1, e);

@@ -31,28 +31,26 @@ public final class PostgresSinks {
         return sink(
                 conf,
                 new DeviceWindowStatsStatement(conf.get(LineflowOptions.SINK_MODE)),
-                (row, why) ->
-                        new RejectedEvent(
-                                REFUSED_ROWS_TOPIC,
-                                row.deviceId.hashCode() & Integer.MAX_VALUE,
-                                row.windowStart,
-                                row.toString().getBytes(StandardCharsets.UTF_8),
-                                RejectReason.REFUSED_BY_DATABASE,
-                                "device_window_stats row " + row + " refused: " + why));
+                (row, why) -> new RejectedEvent(
+                        REFUSED_ROWS_TOPIC,
+                        row.deviceId.hashCode() & Integer.MAX_VALUE,
+                        row.windowStart,
+                        row.toString().getBytes(StandardCharsets.UTF_8),
+                        RejectReason.REFUSED_BY_DATABASE,
+                        "device_window_stats row " + row + " refused: " + why));
     }
 
     public static PostgresSink<RejectedEvent> rejectedEvents(ReadableConfig conf) {
         return sink(
                 conf,
                 new RejectedEventStatement(),
-                (r, why) ->
-                        new RejectedEvent(
-                                r.topic,
-                                r.partition,
-                                r.offset,
-                                r.raw,
-                                RejectReason.REFUSED_BY_DATABASE,
-                                "rejected_events row (" + r.reason + ") refused: " + why));
+                (r, why) -> new RejectedEvent(
+                        r.topic,
+                        r.partition,
+                        r.offset,
+                        r.raw,
+                        RejectReason.REFUSED_BY_DATABASE,
+                        "rejected_events row (" + r.reason + ") refused: " + why));
     }
 
     private static <T> PostgresSink<T> sink(

@@ -1,5 +1,8 @@
 package io.lineflow.job.config;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
@@ -13,9 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class JobConfigTest {
     private static final Map<String, String> NO_ENV = Map.of();
@@ -36,7 +36,8 @@ class JobConfigTest {
     void appliesLineflowCheckpointDefaults() {
         Configuration conf = JobConfig.load(args(), NO_ENV, new Configuration());
         assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL)).isEqualTo(Duration.ofSeconds(60));
-        assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE)).isEqualTo(CheckpointingMode.EXACTLY_ONCE);
+        assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE))
+                .isEqualTo(CheckpointingMode.EXACTLY_ONCE);
         assertThat(conf.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT)).isEqualTo(Duration.ofSeconds(60));
         assertThat(conf.get(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS)).isEqualTo(Duration.ofMillis(500));
         assertThat(conf.get(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER)).isEqualTo(2);
@@ -56,11 +57,10 @@ class JobConfigTest {
         Configuration cluster = new Configuration();
         cluster.setString("execution.checkpointing.interval", "30 s");
         cluster.setString("lineflow.kafka.topic", "from-cluster");
-        Map<String, String> env =
-                Map.of(
-                        "LINEFLOW_WINDOW_SIZE", "2 min",
-                        "LINEFLOW_JDBC_PASSWORD", "s3cret",
-                        "LINEFLOW_KAFKA_PROPERTIES_SASL_JAAS_CONFIG", "jaas");
+        Map<String, String> env = Map.of(
+                "LINEFLOW_WINDOW_SIZE", "2 min",
+                "LINEFLOW_JDBC_PASSWORD", "s3cret",
+                "LINEFLOW_KAFKA_PROPERTIES_SASL_JAAS_CONFIG", "jaas");
         Configuration conf =
                 JobConfig.load(args("--config", file.toString(), "--lineflow.sink.batch-size", "9"), env, cluster);
 
@@ -76,8 +76,7 @@ class JobConfigTest {
 
     @Test
     void neverShowsThePasswordInTheDescriptionOrAnError() {
-        Configuration conf =
-                JobConfig.load(args("--lineflow.jdbc.password", "hunter2"), NO_ENV, new Configuration());
+        Configuration conf = JobConfig.load(args("--lineflow.jdbc.password", "hunter2"), NO_ENV, new Configuration());
         assertThat(JobConfig.describe(conf)).doesNotContain("hunter2").contains("lineflow.jdbc.password=******");
     }
 
@@ -120,32 +119,32 @@ class JobConfigTest {
     void missingRequiredKeysAreAllReportedTogether() {
         assertThatThrownBy(() -> JobConfig.load(new String[0], NO_ENV, new Configuration()))
                 .isInstanceOf(ConfigException.class)
-                .satisfies(
-                        e ->
-                                assertThat(((ConfigException) e).problems())
-                                        .anySatisfy(p -> assertThat(p).startsWith("lineflow.kafka.bootstrap-servers is not set (or env LINEFLOW_KAFKA_BOOTSTRAP_SERVERS)"))
-                                        .anySatisfy(p -> assertThat(p).startsWith("lineflow.jdbc.url is not set"))
-                                        .anySatisfy(p -> assertThat(p).startsWith("execution.checkpointing.dir is not set")));
+                .satisfies(e -> assertThat(((ConfigException) e).problems())
+                        .anySatisfy(
+                                p -> assertThat(p)
+                                        .startsWith(
+                                                "lineflow.kafka.bootstrap-servers is not set (or env LINEFLOW_KAFKA_BOOTSTRAP_SERVERS)"))
+                        .anySatisfy(p -> assertThat(p).startsWith("lineflow.jdbc.url is not set"))
+                        .anySatisfy(p -> assertThat(p).startsWith("execution.checkpointing.dir is not set")));
     }
 
     @Test
     void checkpointDirectoryIsNotRequiredWhenCheckpointingIsOff() {
-        Configuration conf =
-                JobConfig.load(
-                        new String[] {
-                            "--lineflow.kafka.bootstrap-servers", "k:9092",
-                            "--lineflow.jdbc.url", "jdbc:postgresql://db/x",
-                            "--lineflow.checkpointing.enabled", "false"
-                        },
-                        NO_ENV,
-                        new Configuration());
+        Configuration conf = JobConfig.load(
+                new String[] {
+                    "--lineflow.kafka.bootstrap-servers", "k:9092",
+                    "--lineflow.jdbc.url", "jdbc:postgresql://db/x",
+                    "--lineflow.checkpointing.enabled", "false"
+                },
+                NO_ENV,
+                new Configuration());
         assertThat(conf.get(LineflowOptions.CHECKPOINTING_ENABLED)).isFalse();
     }
 
     @Test
     void anUnreadableConfigFileIsReported(@TempDir Path dir) {
-        assertThatThrownBy(
-                        () -> JobConfig.load(args("--config", dir.resolve("nope.properties").toString()), NO_ENV, new Configuration()))
+        assertThatThrownBy(() -> JobConfig.load(
+                        args("--config", dir.resolve("nope.properties").toString()), NO_ENV, new Configuration()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("nope.properties cannot be read");
     }

@@ -1,5 +1,7 @@
 package io.lineflow.job.event;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.lineflow.job.functions.WindowAccumulator;
 import io.lineflow.testing.HostileRecords;
 
@@ -13,8 +15,6 @@ import net.jqwik.api.statistics.Statistics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The parser against generated hostile records ({@link HostileRecords}): it never throws, every
@@ -30,7 +30,8 @@ class DeviceEventJsonPropertyTest {
     private static final int MAX_BYTES = 64 * 1024;
     private static final DeviceEventJson JSON = new DeviceEventJson(MAX_BYTES, EARLIEST, MAX_FUTURE);
     /** PostgreSQL's timestamptz ends in the year 294276; window ends must stay far inside. */
-    private static final long PG_MAX_MILLIS = Instant.parse("+294276-12-31T23:59:59Z").toEpochMilli();
+    private static final long PG_MAX_MILLIS =
+            Instant.parse("+294276-12-31T23:59:59Z").toEpochMilli();
 
     @Provide
     Arbitrary<HostileRecords.Record> records() {
@@ -41,12 +42,15 @@ class DeviceEventJsonPropertyTest {
     void everyRecordIsAcceptedSaneOrRejectedWithItsBytes(@ForAll("records") HostileRecords.Record record) {
         ParsedRecord parsed = JSON.parse(record.key, record.value, "device-events", 1, 7, NOW);
 
-        assertThat(parsed.event == null).as("exactly one of accepted and rejected").isNotEqualTo(parsed.rejected == null);
+        assertThat(parsed.event == null)
+                .as("exactly one of accepted and rejected")
+                .isNotEqualTo(parsed.rejected == null);
         if (parsed.isAccepted()) {
             DeviceEvent e = parsed.event;
             assertThat(e.ts).isBetween(EARLIEST, NOW + MAX_FUTURE);
             assertThat(e.ts + Duration.ofDays(1).toMillis()).isLessThan(PG_MAX_MILLIS);
-            assertThat(WindowAccumulator.transitionTime(WindowAccumulator.transition(e.ts, true))).isEqualTo(e.ts);
+            assertThat(WindowAccumulator.transitionTime(WindowAccumulator.transition(e.ts, true)))
+                    .isEqualTo(e.ts);
             for (String id : new String[] {e.eventId, e.deviceId, e.lineId}) {
                 assertThat(id).isNotEmpty();
                 assertThat(PgText.idProblem(id)).as("id %s", id).isNull();
@@ -56,7 +60,8 @@ class DeviceEventJsonPropertyTest {
             assertThat(e.count).isNotNegative();
             assertThat(record.key).isEqualTo(e.deviceId.getBytes(StandardCharsets.UTF_8));
             // A repeat or late event is kept re-serialized: that must round-trip.
-            assertThat(JSON.parse(record.key, DeviceEventJson.toJson(e), "device-events", 1, 7, NOW).event).isEqualTo(e);
+            assertThat(JSON.parse(record.key, DeviceEventJson.toJson(e), "device-events", 1, 7, NOW).event)
+                    .isEqualTo(e);
             Statistics.label("outcome").collect("ACCEPTED");
         } else {
             RejectedEvent r = parsed.rejected;

@@ -1,5 +1,7 @@
 package io.lineflow.job.event;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -9,11 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.stream.Stream;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 class DeviceEventJsonTest {
     private static final long NOW = Instant.parse("2026-11-30T12:00:00Z").toEpochMilli();
-    private static final DeviceEventJson JSON = new DeviceEventJson(1024, Instant.parse("2000-01-01T00:00:00Z").toEpochMilli(), 3_600_000);
+    private static final DeviceEventJson JSON =
+            new DeviceEventJson(1024, Instant.parse("2000-01-01T00:00:00Z").toEpochMilli(), 3_600_000);
 
     private static ParsedRecord parse(String key, String value) {
         return JSON.parse(
@@ -27,12 +28,11 @@ class DeviceEventJsonTest {
 
     @Test
     void parsesIsoTimestampAndKeepsKafkaCoordinates() {
-        ParsedRecord r =
-                parse(
-                        "press-07",
-                        "{\"eventId\":\"e1\",\"deviceId\":\"press-07\",\"lineId\":\"L1\","
-                                + "\"type\":\"PIECE_PRODUCED\",\"ts\":\"2026-11-01T10:30:36.123Z\","
-                                + "\"count\":3,\"extra\":{\"ignored\":[1,2]}}");
+        ParsedRecord r = parse(
+                "press-07",
+                "{\"eventId\":\"e1\",\"deviceId\":\"press-07\",\"lineId\":\"L1\","
+                        + "\"type\":\"PIECE_PRODUCED\",\"ts\":\"2026-11-01T10:30:36.123Z\","
+                        + "\"count\":3,\"extra\":{\"ignored\":[1,2]}}");
         assertThat(r.isAccepted()).isTrue();
         DeviceEvent e = r.event;
         assertThat(e.eventId).isEqualTo("e1");
@@ -46,11 +46,10 @@ class DeviceEventJsonTest {
 
     @Test
     void parsesEpochMillisAndDefaultsCountToOne() {
-        ParsedRecord r =
-                parse(
-                        "press-07",
-                        "{\"eventId\":\"e2\",\"deviceId\":\"press-07\",\"lineId\":\"L1\","
-                                + "\"type\":\"DOWNTIME_START\",\"ts\":1761993036123,\"reason\":\"jam\"}");
+        ParsedRecord r = parse(
+                "press-07",
+                "{\"eventId\":\"e2\",\"deviceId\":\"press-07\",\"lineId\":\"L1\","
+                        + "\"type\":\"DOWNTIME_START\",\"ts\":1761993036123,\"reason\":\"jam\"}");
         assertThat(r.isAccepted()).isTrue();
         assertThat(r.event.ts).isEqualTo(1761993036123L);
         assertThat(r.event.count).isEqualTo(1);
@@ -59,16 +58,9 @@ class DeviceEventJsonTest {
 
     @Test
     void writtenJsonParsesBackToTheSameEvent() {
-        DeviceEvent e =
-                new DeviceEvent("e9", "press-07", "L1", EventType.DOWNTIME_END, 1761993036123L, 0, "ok");
+        DeviceEvent e = new DeviceEvent("e9", "press-07", "L1", EventType.DOWNTIME_END, 1761993036123L, 0, "ok");
         ParsedRecord back =
-                JSON.parse(
-                        "press-07".getBytes(StandardCharsets.UTF_8),
-                        DeviceEventJson.toJson(e),
-                        "t",
-                        0,
-                        7,
-                        NOW);
+                JSON.parse("press-07".getBytes(StandardCharsets.UTF_8), DeviceEventJson.toJson(e), "t", 0, 7, NOW);
         assertThat(back.event).isEqualTo(e.at("t", 0, 7));
     }
 
@@ -81,17 +73,27 @@ class DeviceEventJsonTest {
                 Arguments.of("d1", "{" + ok + ",\"ts\":1}{}", RejectReason.MALFORMED_JSON),
                 Arguments.of("d1", null, RejectReason.MALFORMED_JSON),
                 Arguments.of("d1", "{" + ok + "}", RejectReason.MISSING_FIELD),
-                Arguments.of("d1", "{\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":1}", RejectReason.MISSING_FIELD),
+                Arguments.of(
+                        "d1",
+                        "{\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":1}",
+                        RejectReason.MISSING_FIELD),
                 Arguments.of("d1", "{" + ok + ",\"ts\":null}", RejectReason.MISSING_FIELD),
                 Arguments.of("d1", "{" + ok + ",\"ts\":true}", RejectReason.WRONG_TYPE),
                 Arguments.of("d1", "{" + ok + ",\"ts\":\"yesterday\"}", RejectReason.WRONG_TYPE),
                 Arguments.of("d1", "{" + ok + ",\"ts\":1,\"count\":\"3\"}", RejectReason.WRONG_TYPE),
                 Arguments.of("d1", "{" + ok + ",\"ts\":1,\"count\":1.5}", RejectReason.WRONG_TYPE),
-                Arguments.of("d1", "{\"eventId\":7,\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":1}", RejectReason.WRONG_TYPE),
-                Arguments.of("d1", "{\"eventId\":\"e\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"EXPLODED\",\"ts\":1}", RejectReason.UNKNOWN_TYPE),
+                Arguments.of(
+                        "d1",
+                        "{\"eventId\":7,\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":1}",
+                        RejectReason.WRONG_TYPE),
+                Arguments.of(
+                        "d1",
+                        "{\"eventId\":\"e\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"EXPLODED\",\"ts\":1}",
+                        RejectReason.UNKNOWN_TYPE),
                 Arguments.of("d1", "{" + ok + ",\"ts\":1,\"count\":-2}", RejectReason.NEGATIVE_COUNT),
                 Arguments.of("d1", "{" + ok + ",\"ts\":\"2099-01-01T00:00:00Z\"}", RejectReason.FUTURE_TIMESTAMP),
-                Arguments.of("d1", "{" + ok + ",\"ts\":1,\"pad\":\"" + "x".repeat(1100) + "\"}", RejectReason.OVERSIZED),
+                Arguments.of(
+                        "d1", "{" + ok + ",\"ts\":1,\"pad\":\"" + "x".repeat(1100) + "\"}", RejectReason.OVERSIZED),
                 Arguments.of(null, "{" + ok + ",\"ts\":1}", RejectReason.NULL_KEY),
                 Arguments.of("d2", "{" + ok + ",\"ts\":1764504000000}", RejectReason.KEY_MISMATCH));
     }
@@ -103,8 +105,7 @@ class DeviceEventJsonTest {
         assertThat(r.isAccepted()).isFalse();
         assertThat(r.rejected.reason).isEqualTo(reason);
         assertThat(r.rejected.detail).isNotBlank();
-        assertThat(r.rejected.raw)
-                .isEqualTo(value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+        assertThat(r.rejected.raw).isEqualTo(value == null ? null : value.getBytes(StandardCharsets.UTF_8));
         assertThat(r.rejected.topic).isEqualTo("device-events");
         assertThat(r.rejected.partition).isEqualTo(3);
         assertThat(r.rejected.offset).isEqualTo(42);
@@ -112,11 +113,11 @@ class DeviceEventJsonTest {
 
     @Test
     void aTimestampJustInsideTheFutureToleranceIsAccepted() {
-        String value =
-                "{\"eventId\":\"e\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":"
-                        + (NOW + 3_599_000) + "}";
+        String value = "{\"eventId\":\"e\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":"
+                + (NOW + 3_599_000) + "}";
         assertThat(parse("d1", value).isAccepted()).isTrue();
     }
+
     private static String event(String deviceId, String lineId, String ts) {
         return "{\"eventId\":\"e\",\"deviceId\":" + deviceId + ",\"lineId\":" + lineId
                 + ",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + "}";
@@ -125,8 +126,10 @@ class DeviceEventJsonTest {
     static Stream<Arguments> poison() {
         return Stream.of(
                 // Epoch millis of these do not fit in a long: Instant.toEpochMilli threw.
-                Arguments.of("d1", event("\"d1\"", "\"L1\"", "\"+300000000-01-01T00:00:00Z\""), "TIMESTAMP_OUT_OF_RANGE"),
-                Arguments.of("d1", event("\"d1\"", "\"L1\"", "\"-300000000-01-01T00:00:00Z\""), "TIMESTAMP_OUT_OF_RANGE"),
+                Arguments.of(
+                        "d1", event("\"d1\"", "\"L1\"", "\"+300000000-01-01T00:00:00Z\""), "TIMESTAMP_OUT_OF_RANGE"),
+                Arguments.of(
+                        "d1", event("\"d1\"", "\"L1\"", "\"-300000000-01-01T00:00:00Z\""), "TIMESTAMP_OUT_OF_RANGE"),
                 // Fits in a long but lies before year 1: outside timestamptz, and ts << 1 overflows.
                 Arguments.of("d1", event("\"d1\"", "\"L1\"", "-300000000000000"), "TIMESTAMP_OUT_OF_RANGE"),
                 Arguments.of("d1", event("\"d1\"", "\"L1\"", String.valueOf(Long.MIN_VALUE)), "TIMESTAMP_OUT_OF_RANGE"),
@@ -136,10 +139,19 @@ class DeviceEventJsonTest {
                 Arguments.of("d1", event("\"d1\"", "\"L\\u00001\"", "1764504000000"), "INVALID_TEXT"),
                 Arguments.of("d\u00001", event("\"d\\u00001\"", "\"L1\"", "1764504000000"), "INVALID_TEXT"),
                 Arguments.of("d1", event("\"d1\"", "\"L\\ud8001\"", "1764504000000"), "INVALID_TEXT"),
-                Arguments.of("d1", event("\"d1\"", "\"L1\"", "1764504000000").replace("\"e\"", "\"e\\u0000\""), "INVALID_TEXT"),
-                Arguments.of("d1", event("\"d1\"", "\"L1\"", "1764504000000").replace("}", ",\"reason\":\"\\u0000\"}"), "INVALID_TEXT"),
+                Arguments.of(
+                        "d1",
+                        event("\"d1\"", "\"L1\"", "1764504000000").replace("\"e\"", "\"e\\u0000\""),
+                        "INVALID_TEXT"),
+                Arguments.of(
+                        "d1",
+                        event("\"d1\"", "\"L1\"", "1764504000000").replace("}", ",\"reason\":\"\\u0000\"}"),
+                        "INVALID_TEXT"),
                 // A count beyond a long was MALFORMED_JSON: the JSON is well formed.
-                Arguments.of("d1", event("\"d1\"", "\"L1\"", "1764504000000").replace("}", ",\"count\":1" + "0".repeat(30) + "}"), "WRONG_TYPE"));
+                Arguments.of(
+                        "d1",
+                        event("\"d1\"", "\"L1\"", "1764504000000").replace("}", ",\"count\":1" + "0".repeat(30) + "}"),
+                        "WRONG_TYPE"));
     }
 
     @ParameterizedTest(name = "{2}: {1}")

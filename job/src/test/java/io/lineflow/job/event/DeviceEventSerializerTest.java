@@ -1,12 +1,12 @@
 package io.lineflow.job.event;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SerializerTestBase;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.typeutils.PojoTypeInfo;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Flink's own serializer test suite (copies, round trips, snapshots, duplicates, threads). */
 class DeviceEventSerializerTest extends SerializerTestBase<DeviceEvent> {

@@ -1,31 +1,28 @@
 package io.lineflow.job.functions;
 
+import static io.lineflow.testing.TestEvents.t;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.stream.Collectors;
 
-import static io.lineflow.testing.TestEvents.t;
-import static org.assertj.core.api.Assertions.assertThat;
-
 class CarryDowntimeTest {
     private static final long FIVE_MIN = 300_000;
 
-    private KeyedOneInputStreamOperatorTestHarness<String, DeviceWindowStats, DeviceWindowStats>
-            harness;
+    private KeyedOneInputStreamOperatorTestHarness<String, DeviceWindowStats, DeviceWindowStats> harness;
 
     private void open(long allowedLateness) throws Exception {
-        harness =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new CarryDowntime(FIVE_MIN, allowedLateness)),
-                        r -> r.deviceId,
-                        org.apache.flink.api.common.typeinfo.Types.STRING);
+        harness = new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(new CarryDowntime(FIVE_MIN, allowedLateness)),
+                r -> r.deviceId,
+                org.apache.flink.api.common.typeinfo.Types.STRING);
         harness.open();
     }
 
@@ -45,9 +42,8 @@ class CarryDowntimeTest {
         row.eventsSeen = pieces + transitions.length / 2;
         long[] encoded = new long[transitions.length / 2];
         for (int i = 0; i < encoded.length; i++) {
-            encoded[i] =
-                    WindowAccumulator.transition(
-                            t(((Number) transitions[2 * i]).doubleValue()), (Boolean) transitions[2 * i + 1]);
+            encoded[i] = WindowAccumulator.transition(
+                    t(((Number) transitions[2 * i]).doubleValue()), (Boolean) transitions[2 * i + 1]);
         }
         row.transitions = encoded;
         return row;
@@ -83,7 +79,9 @@ class CarryDowntimeTest {
         assertThat(silent.piecesProduced).isZero();
         assertThat(silent.firstEventTs).isNull();
         assertThat(rows).allSatisfy(r -> assertThat(r.transitions).isNull());
-        assertThat(harness.numKeyedStateEntries()).as("state dropped once the stop closed").isZero();
+        assertThat(harness.numKeyedStateEntries())
+                .as("state dropped once the stop closed")
+                .isZero();
     }
 
     @Test
@@ -110,7 +108,9 @@ class CarryDowntimeTest {
 
         harness.processWatermark(new Watermark(t(15) + 600_000));
         assertThat(rows()).hasSize(4);
-        assertThat(harness.numKeyedStateEntries()).as("state dropped once the stop closed").isZero();
+        assertThat(harness.numKeyedStateEntries())
+                .as("state dropped once the stop closed")
+                .isZero();
     }
 
     @Test

@@ -1,5 +1,10 @@
 package io.lineflow.job.functions;
 
+import static io.lineflow.testing.TestEvents.piece;
+import static io.lineflow.testing.TestEvents.stopStart;
+import static io.lineflow.testing.TestEvents.t;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.lineflow.job.event.DeviceEvent;
 import io.lineflow.job.event.RejectReason;
 import io.lineflow.job.event.RejectedEvent;
@@ -14,11 +19,6 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
-
-import static io.lineflow.testing.TestEvents.piece;
-import static io.lineflow.testing.TestEvents.stopStart;
-import static io.lineflow.testing.TestEvents.t;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Windows of 5 minutes from {@code t(0)}, 1 minute of allowed lateness, a 10-minute dedup horizon,
@@ -37,12 +37,11 @@ class CountDeviceWindowsTest {
             OperatorSubtaskState restored) throws Exception {
         KeyedOneInputStreamOperatorTestHarness<String, DeviceEvent, DeviceWindowStats> h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(
-                                new CountDeviceWindows(
-                                        Duration.ofMinutes(5),
-                                        Duration.ofMinutes(1),
-                                        Duration.ofMinutes(10),
-                                        Duration.ofMinutes(2))),
+                        new KeyedProcessOperator<>(new CountDeviceWindows(
+                                Duration.ofMinutes(5),
+                                Duration.ofMinutes(1),
+                                Duration.ofMinutes(10),
+                                Duration.ofMinutes(2))),
                         e -> e.deviceId,
                         Types.STRING);
         if (restored != null) {
@@ -180,14 +179,18 @@ class CountDeviceWindowsTest {
             assertThat(h.extractOutputValues()).isEmpty();
 
             h.setProcessingTime(t(5)); // ended and quiet: the figures so far, state kept
-            assertThat(h.extractOutputValues()).extracting(r -> r.piecesProduced).containsExactly(5L);
+            assertThat(h.extractOutputValues())
+                    .extracting(r -> r.piecesProduced)
+                    .containsExactly(5L);
             h.setProcessingTime(t(20));
             assertThat(h.extractOutputValues()).hasSize(1);
 
             // Production resumes: an event for the open window, then the watermark passes it.
             h.processElement(record(piece("e3", "d1", 3, 4), 2));
             h.processWatermark(t(5) - 1);
-            assertThat(h.extractOutputValues()).extracting(r -> r.piecesProduced).containsExactly(5L, 9L);
+            assertThat(h.extractOutputValues())
+                    .extracting(r -> r.piecesProduced)
+                    .containsExactly(5L, 9L);
             h.setProcessingTime(t(30)); // the idle check the new event set finds the window fired
             assertThat(h.extractOutputValues()).hasSize(2);
             assertThat(rejected(h)).isEmpty();

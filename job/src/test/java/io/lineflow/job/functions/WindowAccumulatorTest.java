@@ -1,14 +1,14 @@
 package io.lineflow.job.functions;
 
-import io.lineflow.job.event.DeviceEvent;
-
-import org.junit.jupiter.api.Test;
-
 import static io.lineflow.testing.TestEvents.piece;
 import static io.lineflow.testing.TestEvents.stopEnd;
 import static io.lineflow.testing.TestEvents.stopStart;
 import static io.lineflow.testing.TestEvents.t;
 import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lineflow.job.event.DeviceEvent;
+
+import org.junit.jupiter.api.Test;
 
 class WindowAccumulatorTest {
 
@@ -35,7 +35,6 @@ class WindowAccumulatorTest {
 
     @Test
     void anEndSortsBeforeAStartAtTheSameInstant() {
-        assertThat(WindowAccumulator.transition(t(1), false))
-                .isLessThan(WindowAccumulator.transition(t(1), true));
+        assertThat(WindowAccumulator.transition(t(1), false)).isLessThan(WindowAccumulator.transition(t(1), true));
     }
 }

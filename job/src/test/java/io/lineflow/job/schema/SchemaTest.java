@@ -1,5 +1,9 @@
 package io.lineflow.job.schema;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.testing.EmbeddedPostgresServer;
@@ -14,10 +18,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatCode;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The job refuses a database whose schema is not at the version it was built for. */
 class SchemaTest {
@@ -34,7 +34,8 @@ class SchemaTest {
     }
 
     private static Configuration db(String database) throws Exception {
-        try (Connection c = postgres.connect(); Statement s = c.createStatement()) {
+        try (Connection c = postgres.connect();
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + database);
         }
         String url = postgres.jdbcUrl().replace("/postgres?", "/" + database + "?");

@@ -1,5 +1,9 @@
 package io.lineflow.job.sink;
 
+import static io.lineflow.testing.TestEvents.t;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
@@ -28,10 +32,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import static io.lineflow.testing.TestEvents.t;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 /**
  * The PostgreSQL sink on a real database: a row the database will never take (a data error) is
  * kept in rejected_events and the job goes on; a database it cannot reach still fails the job.
@@ -40,13 +40,11 @@ class PostgresSinkIT {
     private static final Path WORK = Path.of("target", "it", "postgres-sink");
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(1)
-                            .setConfiguration(noRestarts())
-                            .build());
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(1)
+            .setConfiguration(noRestarts())
+            .build());
 
     private static EmbeddedPostgresServer postgres;
 
@@ -77,10 +75,14 @@ class PostgresSinkIT {
     private static Configuration config(String jdbcUrl) {
         return JobConfig.merge(
                 new String[] {
-                    "--lineflow.jdbc.url", jdbcUrl,
-                    "--lineflow.jdbc.user", postgres.user(),
-                    "--lineflow.sink.max-retries", "1",
-                    "--lineflow.sink.batch-size", "3",
+                    "--lineflow.jdbc.url",
+                    jdbcUrl,
+                    "--lineflow.jdbc.user",
+                    postgres.user(),
+                    "--lineflow.sink.max-retries",
+                    "1",
+                    "--lineflow.sink.batch-size",
+                    "3",
                 },
                 Map.of(),
                 new Configuration());
@@ -128,8 +130,18 @@ class PostgresSinkIT {
         rows.set(2, row("d2", "L\u00001", t(0))); // PostgreSQL refuses U+0000 in text
         rows.set(5, row("d5", "L1", Long.MAX_VALUE / 4)); // far outside timestamptz
         // Too big for a btree index entry (random text does not compress): SQLState 54000.
-        rows.set(6, row("d6-" + new java.util.Random(6).ints(3000, 0x4E00, 0x9FFF)
-                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append), "L1", t(0)));
+        rows.set(
+                6,
+                row(
+                        "d6-"
+                                + new java.util.Random(6)
+                                        .ints(3000, 0x4E00, 0x9FFF)
+                                        .collect(
+                                                StringBuilder::new,
+                                                StringBuilder::appendCodePoint,
+                                                StringBuilder::append),
+                        "L1",
+                        t(0)));
         run(config(postgres.jdbcUrl()), rows);
 
         Map<String, DeviceWindowStats> table;
@@ -150,6 +162,7 @@ class PostgresSinkIT {
         // Nothing listens on port 1: a transient failure, which must not be mistaken for bad data.
         Configuration conf = config("jdbc:postgresql://127.0.0.1:1/lineflow?connectTimeout=2");
         assertThatThrownBy(() -> run(conf, List.of(row("d1", "L1", t(0)))))
-                .satisfies(e -> assertThat(ExceptionUtils.findThrowable(e, java.net.ConnectException.class)).isPresent());
+                .satisfies(e -> assertThat(ExceptionUtils.findThrowable(e, java.net.ConnectException.class))
+                        .isPresent());
     }
 }

@@ -2,15 +2,15 @@ package io.lineflow.reconciler.act;
 
 import static io.lineflow.reconciler.ReconcilerOptions.EVENT_REPEAT_INTERVAL;
 
+import io.lineflow.reconciler.model.Finding;
+import io.lineflow.reconciler.model.HealthResult;
+import io.lineflow.reconciler.model.Severity;
+
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.lineflow.reconciler.model.Finding;
-import io.lineflow.reconciler.model.HealthResult;
-import io.lineflow.reconciler.model.Severity;
-
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.slf4j.Logger;
@@ -40,6 +40,7 @@ public final class EventPublisher {
     private final Clock clock;
     /** (deployment key → finding key → what was last announced). */
     private final Map<String, Map<String, Announced>> announced = new ConcurrentHashMap<>();
+
     private final java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
 
     private record Announced(Severity severity, Instant at) {}
@@ -66,10 +67,16 @@ public final class EventPublisher {
                 continue;
             }
             Announced prev = mine.get(fkey);
-            if (prev != null && prev.severity() == f.severity() && Duration.between(prev.at(), now).compareTo(repeat) < 0) {
+            if (prev != null
+                    && prev.severity() == f.severity()
+                    && Duration.between(prev.at(), now).compareTo(repeat) < 0) {
                 continue;
             }
-            if (write(fd, fkey, f.code().name(), f.severity() == Severity.INFO ? "Normal" : "Warning",
+            if (write(
+                    fd,
+                    fkey,
+                    f.code().name(),
+                    f.severity() == Severity.INFO ? "Normal" : "Warning",
                     "[" + f.severity() + "] " + f.message())) {
                 mine.put(fkey, new Announced(f.severity(), now));
             }
@@ -100,7 +107,8 @@ public final class EventPublisher {
 
     private boolean write(FlinkDeployment fd, String key, String reason, String type, String message) {
         String ns = fd.getMetadata().getNamespace();
-        String name = (fd.getMetadata().getName() + ".lineflow." + key.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.-]", "-"));
+        String name = (fd.getMetadata().getName() + ".lineflow."
+                + key.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.-]", "-"));
         if (name.length() > 253) {
             name = name.substring(0, 253);
         }
@@ -111,7 +119,10 @@ public final class EventPublisher {
             Event existing = events.withName(name).get();
             if (existing == null) {
                 events.resource(new EventBuilder()
-                                .withNewMetadata().withName(name).withNamespace(ns).endMetadata()
+                                .withNewMetadata()
+                                .withName(name)
+                                .withNamespace(ns)
+                                .endMetadata()
                                 .withInvolvedObject(new ObjectReferenceBuilder()
                                         .withApiVersion(fd.getApiVersion())
                                         .withKind(fd.getKind())
@@ -125,18 +136,21 @@ public final class EventPublisher {
                                 .withCount(1)
                                 .withFirstTimestamp(now)
                                 .withLastTimestamp(now)
-                                .withNewSource().withComponent(COMPONENT).endSource()
+                                .withNewSource()
+                                .withComponent(COMPONENT)
+                                .endSource()
                                 .withReportingComponent("lineflow.io/reconciler")
                                 .build())
                         .create();
             } else {
                 int count = existing.getCount() == null ? 1 : existing.getCount() + 1;
-                events.withName(name).edit(e -> new EventBuilder(e)
-                        .withMessage(msg)
-                        .withType(type)
-                        .withCount(count)
-                        .withLastTimestamp(now)
-                        .build());
+                events.withName(name)
+                        .edit(e -> new EventBuilder(e)
+                                .withMessage(msg)
+                                .withType(type)
+                                .withCount(count)
+                                .withLastTimestamp(now)
+                                .build());
             }
             written.incrementAndGet();
             return true;

@@ -34,23 +34,46 @@ public final class Metrics {
     }
 
     public void record(Observation o, HealthResult r) {
-        String labels = "namespace=\"" + esc(o.spec().namespace()) + "\",name=\"" + esc(o.spec().name()) + "\"";
+        String labels = "namespace=\"" + esc(o.spec().namespace()) + "\",name=\""
+                + esc(o.spec().name()) + "\"";
         StringBuilder sb = new StringBuilder();
-        gauge(sb, "lineflow_reconciler_health", labels, r.worst().map(s -> s.ordinal() + 1.0).orElse(0.0));
+        gauge(
+                sb,
+                "lineflow_reconciler_health",
+                labels,
+                r.worst().map(s -> s.ordinal() + 1.0).orElse(0.0));
         for (Finding f : r.findings()) {
-            gauge(sb, "lineflow_reconciler_finding", labels + ",code=\"" + f.code() + "\",severity=\"" + f.severity() + "\"", 1);
+            gauge(
+                    sb,
+                    "lineflow_reconciler_finding",
+                    labels + ",code=\"" + f.code() + "\",severity=\"" + f.severity() + "\"",
+                    1);
         }
-        FlinkObservation.Job job = o.flink() != null && o.flink().ok() ? o.flink().job() : null;
+        FlinkObservation.Job job =
+                o.flink() != null && o.flink().ok() ? o.flink().job() : null;
         if (job != null) {
             if (job.numRestarts() != null) {
                 gauge(sb, "lineflow_reconciler_job_restarts", labels, job.numRestarts());
             }
             if (job.checkpoints() != null) {
-                gauge(sb, "lineflow_reconciler_checkpoints_failed", labels, job.checkpoints().failed());
-                gauge(sb, "lineflow_reconciler_checkpoints_completed", labels, job.checkpoints().completed());
+                gauge(
+                        sb,
+                        "lineflow_reconciler_checkpoints_failed",
+                        labels,
+                        job.checkpoints().failed());
+                gauge(
+                        sb,
+                        "lineflow_reconciler_checkpoints_completed",
+                        labels,
+                        job.checkpoints().completed());
                 if (job.checkpoints().latestCompletedAt() != null) {
-                    gauge(sb, "lineflow_reconciler_checkpoint_age_seconds", labels,
-                            Duration.between(job.checkpoints().latestCompletedAt(), clock.instant()).toMillis() / 1000.0);
+                    gauge(
+                            sb,
+                            "lineflow_reconciler_checkpoint_age_seconds",
+                            labels,
+                            Duration.between(job.checkpoints().latestCompletedAt(), clock.instant())
+                                            .toMillis()
+                                    / 1000.0);
                 }
             }
         }
@@ -82,33 +105,46 @@ public final class Metrics {
     /** The whole exposition. */
     public String render() {
         StringBuilder sb = new StringBuilder();
-        sb.append("# HELP lineflow_reconciler_health Worst finding severity per deployment: 0 healthy/none, 1 info, 2 warning, 3 critical.\n");
+        sb.append(
+                "# HELP lineflow_reconciler_health Worst finding severity per deployment: 0 healthy/none, 1 info, 2 warning, 3 critical.\n");
         sb.append("# TYPE lineflow_reconciler_health gauge\n");
         sb.append("# HELP lineflow_reconciler_finding 1 for every finding currently reported.\n");
         sb.append("# TYPE lineflow_reconciler_finding gauge\n");
-        sb.append("# HELP lineflow_reconciler_duplicate_ratio Source records/s divided by the topic's consume rate (about 2 when doubled).\n");
+        sb.append(
+                "# HELP lineflow_reconciler_duplicate_ratio Source records/s divided by the topic's consume rate (about 2 when doubled).\n");
         sb.append("# TYPE lineflow_reconciler_duplicate_ratio gauge\n");
         new TreeMap<>(perDeployment).values().forEach(sb::append);
         sb.append("# TYPE lineflow_reconciler_passes_total counter\n");
         sb.append("lineflow_reconciler_passes_total ").append(passes.get()).append('\n');
         sb.append("# TYPE lineflow_reconciler_remediations_total counter\n");
-        sb.append("lineflow_reconciler_remediations_total ").append(remediations.get()).append('\n');
+        sb.append("lineflow_reconciler_remediations_total ")
+                .append(remediations.get())
+                .append('\n');
         sb.append("# TYPE lineflow_reconciler_last_pass_seconds gauge\n");
-        sb.append("lineflow_reconciler_last_pass_seconds ").append(num(lastPassSeconds)).append('\n');
+        sb.append("lineflow_reconciler_last_pass_seconds ")
+                .append(num(lastPassSeconds))
+                .append('\n');
         sb.append("# TYPE lineflow_reconciler_deployments gauge\n");
         sb.append("lineflow_reconciler_deployments ").append(deployments).append('\n');
         return sb.toString();
     }
 
     private static void gauge(StringBuilder sb, String name, String labels, double value) {
-        sb.append(name).append('{').append(labels).append("} ").append(num(value)).append('\n');
+        sb.append(name)
+                .append('{')
+                .append(labels)
+                .append("} ")
+                .append(num(value))
+                .append('\n');
     }
 
     private static String num(double v) {
         if (Double.isNaN(v)) {
             return "NaN";
         }
-        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(Locale.ROOT, "%.4f", v);
+        return v == Math.rint(v) && Math.abs(v) < 1e15
+                ? Long.toString((long) v)
+                : String.format(Locale.ROOT, "%.4f", v);
     }
 
     private static String esc(String s) {

@@ -4,13 +4,13 @@ import static io.lineflow.reconciler.ReconcilerOptions.REMEDIATION_CONSECUTIVE;
 import static io.lineflow.reconciler.ReconcilerOptions.REMEDIATION_ENABLED;
 import static io.lineflow.reconciler.ReconcilerOptions.REMEDIATION_MIN_INTERVAL;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.lineflow.reconciler.model.FindingCode;
 import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.observe.Annotations;
 
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.slf4j.Logger;
@@ -59,7 +59,10 @@ public final class Remediator {
         String name = fd.getMetadata().getName();
         String key = ns + "/" + name;
         Map<String, String> ann = fd.getMetadata().getAnnotations();
-        boolean optedIn = ann != null && "true".equalsIgnoreCase(String.valueOf(ann.get(Annotations.REMEDIATE)).trim());
+        boolean optedIn = ann != null
+                && "true"
+                        .equalsIgnoreCase(
+                                String.valueOf(ann.get(Annotations.REMEDIATE)).trim());
         if (!enabled || !optedIn || !result.has(FindingCode.DUPLICATE_CONSUMPTION)) {
             streaks.remove(key);
             return Optional.empty();
@@ -76,7 +79,8 @@ public final class Remediator {
         }
         List<String> deleted = new ArrayList<>();
         try {
-            List<Pod> pods = client.pods().inNamespace(ns)
+            List<Pod> pods = client.pods()
+                    .inNamespace(ns)
                     .withLabel("app", name)
                     .withLabel("component", "taskmanager")
                     .list()
@@ -84,22 +88,33 @@ public final class Remediator {
             for (Pod p : pods) {
                 Map<String, String> labels = p.getMetadata().getLabels();
                 // Re-check: never delete anything but this deployment's TaskManagers.
-                if (labels == null || !name.equals(labels.get("app")) || !"taskmanager".equals(labels.get("component"))) {
+                if (labels == null
+                        || !name.equals(labels.get("app"))
+                        || !"taskmanager".equals(labels.get("component"))) {
                     continue;
                 }
-                client.pods().inNamespace(ns).withName(p.getMetadata().getName()).delete();
+                client.pods()
+                        .inNamespace(ns)
+                        .withName(p.getMetadata().getName())
+                        .delete();
                 deleted.add(p.getMetadata().getName());
             }
         } catch (KubernetesClientException e) {
             LOG.warn("Remediation of {} failed: {}", key, e.getMessage());
-            events.record(fd, "RemediationFailed", "Warning",
+            events.record(
+                    fd,
+                    "RemediationFailed",
+                    "Warning",
                     "Rolling the TaskManagers after DUPLICATE_CONSUMPTION failed: " + e.getMessage());
             lastAction.put(key, now);
             return Optional.empty();
         }
         lastAction.put(key, now);
         streaks.remove(key);
-        events.record(fd, REASON, "Warning",
+        events.record(
+                fd,
+                REASON,
+                "Warning",
                 "DUPLICATE_CONSUMPTION persisted for " + streak + " passes; deleted TaskManager pods " + deleted
                         + " so the Kafka readers restart from the last checkpoint. Compare the windows written since the duplication began. "
                         + "Next remediation allowed after " + now.plus(minInterval) + ".");

@@ -1,12 +1,13 @@
 package io.lineflow.reconciler.act;
 
+import io.lineflow.reconciler.model.Finding;
+import io.lineflow.reconciler.model.HealthResult;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lineflow.reconciler.model.Finding;
-import io.lineflow.reconciler.model.HealthResult;
 
 import java.time.Instant;
 import java.util.List;

@@ -2,13 +2,13 @@ package io.lineflow.reconciler.act;
 
 import static io.lineflow.reconciler.ReconcilerOptions.SUMMARY_SUFFIX;
 
+import io.lineflow.reconciler.model.HealthResult;
+
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.lineflow.reconciler.model.HealthResult;
-
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.slf4j.Logger;
@@ -77,7 +77,11 @@ public final class SummaryPublisher {
             }
             lastWritten.put(key, content);
         } catch (KubernetesClientException e) {
-            LOG.warn("Could not write health summary {} in {}: {}", cm.getMetadata().getName(), ns, e.getMessage());
+            LOG.warn(
+                    "Could not write health summary {} in {}: {}",
+                    cm.getMetadata().getName(),
+                    ns,
+                    e.getMessage());
         }
     }
 

@@ -42,15 +42,31 @@ public final class AuditCommand {
     private AuditCommand() {}
 
     public static int run(String[] argv, PrintStream out) throws SQLException {
-        Args a = Args.parse(argv,
-                Set.of("bootstrap", "jdbc-url", "jdbc-user", "topic", "window", "lateness", "out-of-orderness",
-                        "dedup-horizon", "max-bytes", "max-future", "earliest"), Set.of());
+        Args a = Args.parse(
+                argv,
+                Set.of(
+                        "bootstrap",
+                        "jdbc-url",
+                        "jdbc-user",
+                        "topic",
+                        "window",
+                        "lateness",
+                        "out-of-orderness",
+                        "dedup-horizon",
+                        "max-bytes",
+                        "max-future",
+                        "earliest"),
+                Set.of());
         String bootstrap = a.require("bootstrap");
         String url = a.require("jdbc-url");
         long window = duration(a.get("window", "5m"));
-        WindowRecount.Rules rules = new WindowRecount.Rules(window, duration(a.get("lateness", "1m")),
-                duration(a.get("out-of-orderness", "10s")), duration(a.get("dedup-horizon", "1h")),
-                bytes(a.get("max-bytes", "65536")), duration(a.get("max-future", "1h")),
+        WindowRecount.Rules rules = new WindowRecount.Rules(
+                window,
+                duration(a.get("lateness", "1m")),
+                duration(a.get("out-of-orderness", "10s")),
+                duration(a.get("dedup-horizon", "1h")),
+                bytes(a.get("max-bytes", "65536")),
+                duration(a.get("max-future", "1h")),
                 instant(a.get("earliest", "2000-01-01T00:00:00Z")));
         WindowRecount.Result recount = WindowRecount.recount(read(bootstrap, a.get("topic", "device-events")), rules);
         Map<String, WindowRecount.Row> table;
@@ -58,11 +74,20 @@ public final class AuditCommand {
             table = readTable(c, recount.closedBefore(), window);
         }
         List<String> problems = diff(recount.rows(), table);
-        out.printf("audit: %d events counted from Kafka (%d invalid, %d repeated ids, %d late left out);"
+        out.printf(
+                "audit: %d events counted from Kafka (%d invalid, %d repeated ids, %d late left out);"
                         + " %d closed windows recounted, %d rows in the table%n",
-                recount.counted(), recount.invalid(), recount.duplicates(), recount.late(), recount.rows().size(), table.size());
+                recount.counted(),
+                recount.invalid(),
+                recount.duplicates(),
+                recount.late(),
+                recount.rows().size(),
+                table.size());
         problems.forEach(out::println);
-        out.println(problems.isEmpty() ? "audit: the table matches the topic" : "audit: " + problems.size() + " discrepancies");
+        out.println(
+                problems.isEmpty()
+                        ? "audit: the table matches the topic"
+                        : "audit: " + problems.size() + " discrepancies");
         return problems.isEmpty() ? 0 : 2;
     }
 
@@ -120,7 +145,8 @@ public final class AuditCommand {
     }
 
     /** The table's rows of the windows the recount covers: those ending by {@code closedBefore}. */
-    private static Map<String, WindowRecount.Row> readTable(Connection c, long closedBefore, long window) throws SQLException {
+    private static Map<String, WindowRecount.Row> readTable(Connection c, long closedBefore, long window)
+            throws SQLException {
         Map<String, WindowRecount.Row> rows = new TreeMap<>();
         try (PreparedStatement s = c.prepareStatement(
                 "SELECT device_id, line_id, window_start, pieces_produced, downtime_count, downtime_seconds, events_seen,"
@@ -128,9 +154,16 @@ public final class AuditCommand {
             s.setTimestamp(1, new Timestamp(closedBefore + 1 - window));
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    WindowRecount.Row r = new WindowRecount.Row(rs.getString(1), rs.getString(2), rs.getTimestamp(3).getTime(),
-                            rs.getLong(4), rs.getInt(5), rs.getBigDecimal(6).movePointRight(3).longValueExact(), rs.getLong(7),
-                            millis(rs.getTimestamp(8)), millis(rs.getTimestamp(9)));
+                    WindowRecount.Row r = new WindowRecount.Row(
+                            rs.getString(1),
+                            rs.getString(2),
+                            rs.getTimestamp(3).getTime(),
+                            rs.getLong(4),
+                            rs.getInt(5),
+                            rs.getBigDecimal(6).movePointRight(3).longValueExact(),
+                            rs.getLong(7),
+                            millis(rs.getTimestamp(8)),
+                            millis(rs.getTimestamp(9)));
                     rows.put(r.key(), r);
                 }
             }
@@ -166,7 +199,8 @@ public final class AuditCommand {
         try {
             return Instant.parse(text.trim()).toEpochMilli();
         } catch (java.time.format.DateTimeParseException e) {
-            throw new Args.UsageException("earliest " + text + ": expected an ISO-8601 instant, e.g. 2000-01-01T00:00:00Z");
+            throw new Args.UsageException(
+                    "earliest " + text + ": expected an ISO-8601 instant, e.g. 2000-01-01T00:00:00Z");
         }
     }
 

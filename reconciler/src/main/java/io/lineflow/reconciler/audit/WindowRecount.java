@@ -55,19 +55,34 @@ public final class WindowRecount {
     public record Input(int partition, long timestamp, byte[] key, byte[] value) {}
 
     /** The job's settings the recount needs (its {@code lineflow.*} options). */
-    public record Rules(long windowMillis, long latenessMillis, long outOfOrdernessMillis, long dedupHorizonMillis,
-            int maxBytes, long maxFutureMillis, long earliestMillis) {}
+    public record Rules(
+            long windowMillis,
+            long latenessMillis,
+            long outOfOrdernessMillis,
+            long dedupHorizonMillis,
+            int maxBytes,
+            long maxFutureMillis,
+            long earliestMillis) {}
 
     /** One recounted row of {@code device_window_stats}. */
-    public record Row(String deviceId, String lineId, long windowStart, long pieces, int downtimeCount,
-            long downtimeMillis, long events, Long firstTs, Long lastTs) {
+    public record Row(
+            String deviceId,
+            String lineId,
+            long windowStart,
+            long pieces,
+            int downtimeCount,
+            long downtimeMillis,
+            long events,
+            Long firstTs,
+            Long lastTs) {
         public String key() {
             return deviceId + "@" + Instant.ofEpochMilli(windowStart);
         }
     }
 
     /** The recount: rows of closed windows, keyed {@code device@windowStart}, and what was left out. */
-    public record Result(Map<String, Row> rows, long closedBefore, long counted, long invalid, long duplicates, long late) {}
+    public record Result(
+            Map<String, Row> rows, long closedBefore, long counted, long invalid, long duplicates, long late) {}
 
     private record Event(String id, String device, String line, String type, long ts, long count) {}
 
@@ -93,7 +108,10 @@ public final class WindowRecount {
             maxTs.merge(r.partition(), e.ts, Math::max);
             byDevice.computeIfAbsent(e.device, d -> new ArrayList<>()).add(new Arrival(e, watermark, r.timestamp()));
         }
-        long closedBefore = maxTs.values().stream().mapToLong(t -> t - rules.outOfOrdernessMillis() - 1).min().orElse(Long.MIN_VALUE);
+        long closedBefore = maxTs.values().stream()
+                .mapToLong(t -> t - rules.outOfOrdernessMillis() - 1)
+                .min()
+                .orElse(Long.MIN_VALUE);
         Map<String, Row> rows = new TreeMap<>();
         long counted = 0;
         long duplicates = 0;
@@ -192,7 +210,9 @@ public final class WindowRecount {
                         carryRow(w.row());
                     }
                 }
-                if (carryTimers.remove(next) && carry != null && carry.openAtEnd
+                if (carryTimers.remove(next)
+                        && carry != null
+                        && carry.openAtEnd
                         && carry.lastWindowEnd + rules.windowMillis() - 1 == next) {
                     // The device stayed stopped through a window in which it sent nothing.
                     long start = carry.lastWindowEnd;
@@ -296,8 +316,10 @@ public final class WindowRecount {
 
         private void insert(Long[] t) {
             int i = 0;
-            while (i < transitions.size() && (transitions.get(i)[0] < t[0]
-                    || (transitions.get(i)[0].equals(t[0]) && transitions.get(i)[1] <= t[1]))) {
+            while (i < transitions.size()
+                    && (transitions.get(i)[0] < t[0]
+                            || (transitions.get(i)[0].equals(t[0])
+                                    && transitions.get(i)[1] <= t[1]))) {
                 i++;
             }
             transitions.add(i, t);
@@ -309,7 +331,14 @@ public final class WindowRecount {
     }
 
     /** A window's row as emitted, before the carry computes its downtime. */
-    private record WindowRow(long start, String lineId, long pieces, int stops, long events, long firstTs, long lastTs,
+    private record WindowRow(
+            long start,
+            String lineId,
+            long pieces,
+            int stops,
+            long events,
+            long firstTs,
+            long lastTs,
             List<Long[]> transitions) {}
 
     /** The event, or null if the job would reject the record (for any of its reasons). */
@@ -350,8 +379,10 @@ public final class WindowRecount {
                         if (t == JsonToken.VALUE_NULL) {
                             break;
                         }
-                        if (t != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
-                                || p.getLongValue() < 0 || p.getLongValue() > Integer.MAX_VALUE) {
+                        if (t != JsonToken.VALUE_NUMBER_INT
+                                || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+                                || p.getLongValue() < 0
+                                || p.getLongValue() > Integer.MAX_VALUE) {
                             return null;
                         }
                         count = p.getLongValue();
@@ -377,9 +408,19 @@ public final class WindowRecount {
         } catch (IOException | DateTimeParseException e) {
             return null;
         }
-        if (id == null || device == null || line == null || type == null || ts == null || !TYPES.contains(type)
-                || !storableId(id) || !storableId(device) || !storableId(line) || (reason != null && !storable(reason))
-                || !tsInRange || ts < rules.earliestMillis() || ts > r.timestamp() + rules.maxFutureMillis()
+        if (id == null
+                || device == null
+                || line == null
+                || type == null
+                || ts == null
+                || !TYPES.contains(type)
+                || !storableId(id)
+                || !storableId(device)
+                || !storableId(line)
+                || (reason != null && !storable(reason))
+                || !tsInRange
+                || ts < rules.earliestMillis()
+                || ts > r.timestamp() + rules.maxFutureMillis()
                 || !device.equals(new String(r.key(), StandardCharsets.UTF_8))) {
             return null;
         }

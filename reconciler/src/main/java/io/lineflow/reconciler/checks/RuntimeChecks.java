@@ -62,7 +62,9 @@ public final class RuntimeChecks {
     /** JOB_NOT_RUNNING: the operator or Flink says the job is not RUNNING. */
     public static HealthResult jobNotRunning(Observation o) {
         if ("suspended".equals(o.spec().desiredState())) {
-            return Finding.of(FindingCode.JOB_NOT_RUNNING, Severity.INFO,
+            return Finding.of(
+                            FindingCode.JOB_NOT_RUNNING,
+                            Severity.INFO,
                             "The job is suspended on purpose (spec.job.state: suspended); nothing to do unless that is a mistake.")
                     .with("desiredState", "suspended")
                     .build()
@@ -73,17 +75,24 @@ public final class RuntimeChecks {
         String k8sState = k == null ? null : k.jobState();
         String jmStatus = k == null ? null : k.jobManagerDeploymentStatus();
         String restState = job == null ? null : job.state();
-        boolean noJobInFlink = o.flink() != null && o.flink().ok() && job == null && o.spec().hasJob();
+        boolean noJobInFlink =
+                o.flink() != null && o.flink().ok() && job == null && o.spec().hasJob();
         boolean jmBroken = "ERROR".equals(jmStatus) || "MISSING".equals(jmStatus);
         String bad = firstNonRunning(restState, k8sState);
         if (bad == null && !jmBroken && !noJobInFlink) {
             return HealthResult.healthy();
         }
-        Severity severity = (bad != null && TRANSIENT_STATES.contains(bad)) && !jmBroken ? Severity.WARNING : Severity.CRITICAL;
-        String what = noJobInFlink ? "Flink reports no job" : jmBroken ? "the JobManager deployment is " + jmStatus : "the job is " + bad;
-        return Finding.of(FindingCode.JOB_NOT_RUNNING, severity,
+        Severity severity =
+                (bad != null && TRANSIENT_STATES.contains(bad)) && !jmBroken ? Severity.WARNING : Severity.CRITICAL;
+        String what = noJobInFlink
+                ? "Flink reports no job"
+                : jmBroken ? "the JobManager deployment is " + jmStatus : "the job is " + bad;
+        return Finding.of(
+                        FindingCode.JOB_NOT_RUNNING,
+                        severity,
                         "The job is not running: " + what + ". No windows are being produced. "
-                                + "Check `kubectl describe flinkdeployment " + o.spec().name() + "` and the JobManager log"
+                                + "Check `kubectl describe flinkdeployment "
+                                + o.spec().name() + "` and the JobManager log"
                                 + (k != null && k.error() != null ? "; operator error: " + k.error() : "") + ".")
                 .with("flinkState", restState)
                 .with("operatorJobState", k8sState)
@@ -108,8 +117,11 @@ public final class RuntimeChecks {
         if (job == null || job.checkpoints() == null || job.checkpoints().enabled()) {
             return HealthResult.healthy();
         }
-        return Finding.of(FindingCode.CHECKPOINTING_DISABLED, Severity.CRITICAL,
-                        "Flink reports that job " + job.name() + " (" + job.id() + ") takes no periodic checkpoints: after any restart its windows are rebuilt "
+        return Finding.of(
+                        FindingCode.CHECKPOINTING_DISABLED,
+                        Severity.CRITICAL,
+                        "Flink reports that job " + job.name() + " (" + job.id()
+                                + ") takes no periodic checkpoints: after any restart its windows are rebuilt "
                                 + "from wherever the source resumes, losing or doubling counts. Set execution.checkpointing.interval.")
                 .with("jobId", job.id())
                 .with("source", "flink-rest")
@@ -121,8 +133,11 @@ public final class RuntimeChecks {
     public static HealthResult observationFailed(Observation o) {
         HealthResult r = HealthResult.healthy();
         if (o.flink() != null && !o.flink().ok()) {
-            r = r.join(Finding.of(FindingCode.OBSERVATION_FAILED, Severity.WARNING,
-                            "The Flink REST API at " + o.flink().restUrl() + " could not be read (" + o.flink().error()
+            r = r.join(Finding.of(
+                            FindingCode.OBSERVATION_FAILED,
+                            Severity.WARNING,
+                            "The Flink REST API at " + o.flink().restUrl() + " could not be read ("
+                                    + o.flink().error()
                                     + "); job, checkpoint and duplicate checks were skipped. Check the JobManager pod and its -rest Service, "
                                     + "or set the annotation lineflow.io/rest-url.")
                     .with("source", "flink-rest")
@@ -132,8 +147,11 @@ public final class RuntimeChecks {
                     .asResult());
         }
         if (o.kafka() != null && !o.kafka().ok()) {
-            r = r.join(Finding.of(FindingCode.OBSERVATION_FAILED, Severity.WARNING,
-                            "Kafka at " + o.kafka().bootstrap() + " could not be read for topic " + o.kafka().topic() + " ("
+            r = r.join(Finding.of(
+                            FindingCode.OBSERVATION_FAILED,
+                            Severity.WARNING,
+                            "Kafka at " + o.kafka().bootstrap() + " could not be read for topic "
+                                    + o.kafka().topic() + " ("
                                     + o.kafka().error() + "); retention, lag and duplicate-rate checks were skipped. "
                                     + "Check the annotations lineflow.io/kafka-bootstrap and lineflow.io/kafka-topic.")
                     .with("source", "kafka")
@@ -161,8 +179,11 @@ public final class RuntimeChecks {
         if (delta < conf.get(RESTART_THRESHOLD)) {
             return HealthResult.healthy();
         }
-        return Finding.of(FindingCode.RESTART_LOOP, Severity.CRITICAL,
-                        "The job restarted " + delta + " times in the last " + human(Duration.between(base.get().at(), o.observedAt()))
+        return Finding.of(
+                        FindingCode.RESTART_LOOP,
+                        Severity.CRITICAL,
+                        "The job restarted " + delta + " times in the last "
+                                + human(Duration.between(base.get().at(), o.observedAt()))
                                 + ": it is failing over and over, so output stalls. Read the root cause in the JobManager log or Flink UI (Exceptions tab).")
                 .with("restartsInWindow", delta)
                 .with("numRestarts", job.numRestarts())
@@ -176,12 +197,18 @@ public final class RuntimeChecks {
         Job job = job(o);
         Checkpoints cp = job == null ? null : job.checkpoints();
         FlinkConf spec = new FlinkConf(o.spec().flinkConfiguration());
-        Duration interval = cp != null && cp.interval() != null ? cp.interval() : spec.duration(FlinkConf.CHECKPOINT_INTERVAL).orElse(null);
+        Duration interval = cp != null && cp.interval() != null
+                ? cp.interval()
+                : spec.duration(FlinkConf.CHECKPOINT_INTERVAL).orElse(null);
         if (interval == null || interval.isZero() || interval.isNegative()) {
             return Optional.empty();
         }
-        Duration timeout = cp != null && cp.timeout() != null ? cp.timeout() : spec.duration(FlinkConf.CHECKPOINT_TIMEOUT).orElse(FlinkConf.DEFAULT_TIMEOUT);
-        int tolerable = cp != null && cp.tolerableFailures() != null ? cp.tolerableFailures() : spec.integer(FlinkConf.TOLERABLE_FAILURES).orElse(0);
+        Duration timeout = cp != null && cp.timeout() != null
+                ? cp.timeout()
+                : spec.duration(FlinkConf.CHECKPOINT_TIMEOUT).orElse(FlinkConf.DEFAULT_TIMEOUT);
+        int tolerable = cp != null && cp.tolerableFailures() != null
+                ? cp.tolerableFailures()
+                : spec.integer(FlinkConf.TOLERABLE_FAILURES).orElse(0);
         Duration base = interval.compareTo(timeout) >= 0 ? interval : timeout;
         return Optional.of(base.multipliedBy(Math.max(0, tolerable) + 2L));
     }
@@ -189,11 +216,16 @@ public final class RuntimeChecks {
     /** CHECKPOINT_STALE: no checkpoint completed within the stale window while the job runs. */
     public static HealthResult checkpointStale(Observation o, Clock clock) {
         Job job = job(o);
-        if (job == null || !"RUNNING".equals(job.state()) || job.checkpoints() == null || !job.checkpoints().enabled()) {
+        if (job == null
+                || !"RUNNING".equals(job.state())
+                || job.checkpoints() == null
+                || !job.checkpoints().enabled()) {
             return HealthResult.healthy();
         }
         Optional<Duration> window = staleWindow(o);
-        Instant reference = job.checkpoints().latestCompletedAt() != null ? job.checkpoints().latestCompletedAt() : job.startTime();
+        Instant reference = job.checkpoints().latestCompletedAt() != null
+                ? job.checkpoints().latestCompletedAt()
+                : job.startTime();
         if (window.isEmpty() || reference == null) {
             return HealthResult.healthy();
         }
@@ -202,8 +234,12 @@ public final class RuntimeChecks {
             return HealthResult.healthy();
         }
         boolean never = job.checkpoints().latestCompletedAt() == null;
-        return Finding.of(FindingCode.CHECKPOINT_STALE, Severity.CRITICAL,
-                        (never ? "No checkpoint has completed since the job started " : "The latest checkpoint completed ")
+        return Finding.of(
+                        FindingCode.CHECKPOINT_STALE,
+                        Severity.CRITICAL,
+                        (never
+                                        ? "No checkpoint has completed since the job started "
+                                        : "The latest checkpoint completed ")
                                 + human(age) + " ago, longer than the allowed " + human(window.get())
                                 + " (max(interval, timeout) × (tolerable failures + 2)). A restart now replays everything since then, and Kafka may drop it first. "
                                 + "Look for backpressure, a stuck sink or an unwritable checkpoint directory.")
@@ -245,15 +281,21 @@ public final class RuntimeChecks {
         if (inWindow < conf.get(CHECKPOINT_FAILURE_THRESHOLD) && !(failingNow && base.isEmpty() && inWindow > 0)) {
             return HealthResult.healthy();
         }
-        return Finding.of(FindingCode.CHECKPOINT_FAILURES, failingNow ? Severity.CRITICAL : Severity.WARNING,
+        return Finding.of(
+                        FindingCode.CHECKPOINT_FAILURES,
+                        failingNow ? Severity.CRITICAL : Severity.WARNING,
                         inWindow + " checkpoint(s) failed in the last " + human(window)
                                 + (failingNow ? ", and none has completed since the latest failure" : "")
-                                + (cp.latestFailureMessage() != null ? " (latest: " + cp.latestFailureMessage() + ")" : "")
+                                + (cp.latestFailureMessage() != null
+                                        ? " (latest: " + cp.latestFailureMessage() + ")"
+                                        : "")
                                 + ". Fix the cause (storage permissions or space, timeouts under backpressure) before the tolerable-failure limit fails the job.")
                 .with("failedInWindow", inWindow)
                 .with("failedTotal", cp.failed())
                 .with("completedTotal", cp.completed())
-                .with("latestFailedAt", cp.latestFailedAt() == null ? null : cp.latestFailedAt().toString())
+                .with(
+                        "latestFailedAt",
+                        cp.latestFailedAt() == null ? null : cp.latestFailedAt().toString())
                 .with("latestFailureMessage", cp.latestFailureMessage())
                 .build()
                 .asResult();
@@ -270,8 +312,11 @@ public final class RuntimeChecks {
         if (path != null && !path.isBlank() && !path.equals(NOT_ADDRESSABLE)) {
             return HealthResult.healthy();
         }
-        return Finding.of(FindingCode.CHECKPOINT_NOT_EXTERNAL, Severity.CRITICAL,
-                        "Checkpoint " + cp.latestCompletedId() + " has no external path, so nothing can be restored from it after the JobManager is gone. "
+        return Finding.of(
+                        FindingCode.CHECKPOINT_NOT_EXTERNAL,
+                        Severity.CRITICAL,
+                        "Checkpoint " + cp.latestCompletedId()
+                                + " has no external path, so nothing can be restored from it after the JobManager is gone. "
                                 + "Configure a durable execution.checkpointing.dir and RETAIN_ON_CANCELLATION.")
                 .with("latestCompletedId", cp.latestCompletedId())
                 .with("externalPath", path)
@@ -286,18 +331,27 @@ public final class RuntimeChecks {
             return HealthResult.healthy();
         }
         Job job = job(o);
-        Instant latest = job == null || job.checkpoints() == null ? null : job.checkpoints().latestCompletedAt();
-        Duration checkpointAge = latest != null ? Duration.between(latest, clock.instant()) : staleWindow(o).orElse(Duration.ZERO);
+        Instant latest = job == null || job.checkpoints() == null
+                ? null
+                : job.checkpoints().latestCompletedAt();
+        Duration checkpointAge = latest != null
+                ? Duration.between(latest, clock.instant())
+                : staleWindow(o).orElse(Duration.ZERO);
         Duration stale = staleWindow(o).orElse(Duration.ZERO);
         // A checkpoint may be as old as the stale window before anyone notices, so take the larger.
         Duration age = checkpointAge.compareTo(stale) >= 0 ? checkpointAge : stale;
-        Duration required = age.plus(conf.get(RETENTION_DETECTION_ALLOWANCE)).plus(conf.get(RETENTION_RECOVERY_ALLOWANCE));
+        Duration required =
+                age.plus(conf.get(RETENTION_DETECTION_ALLOWANCE)).plus(conf.get(RETENTION_RECOVERY_ALLOWANCE));
         if (k.retention().compareTo(required) >= 0) {
             return HealthResult.healthy();
         }
-        return Finding.of(FindingCode.KAFKA_RETENTION_TOO_SHORT, Severity.CRITICAL,
-                        "Topic " + k.topic() + " keeps records for " + human(k.retention()) + ", less than the " + human(required)
-                                + " a recovery may need (checkpoint age " + human(age) + " + detection + recovery allowances): records not yet in a checkpoint "
+        return Finding.of(
+                        FindingCode.KAFKA_RETENTION_TOO_SHORT,
+                        Severity.CRITICAL,
+                        "Topic " + k.topic() + " keeps records for " + human(k.retention()) + ", less than the "
+                                + human(required)
+                                + " a recovery may need (checkpoint age " + human(age)
+                                + " + detection + recovery allowances): records not yet in a checkpoint "
                                 + "could be deleted before the job re-reads them. Raise retention.ms on the topic.")
                 .with("retentionSeconds", k.retention().toSeconds())
                 .with("requiredSeconds", required.toSeconds())
@@ -334,9 +388,13 @@ public final class RuntimeChecks {
         if (slope <= 0 || growth < minGrowth || k.lag() < minGrowth) {
             return HealthResult.healthy();
         }
-        return Finding.of(FindingCode.CONSUMER_LAG_GROWING, Severity.WARNING,
-                        "Consumer lag on " + k.topic() + " is " + k.lag() + " records and grew by about " + Math.round(growth) + " in "
-                                + human(Duration.ofSeconds((long) span)) + ": the job reads slower than the line produces, so windows close late. "
+        return Finding.of(
+                        FindingCode.CONSUMER_LAG_GROWING,
+                        Severity.WARNING,
+                        "Consumer lag on " + k.topic() + " is " + k.lag() + " records and grew by about "
+                                + Math.round(growth) + " in "
+                                + human(Duration.ofSeconds((long) span))
+                                + ": the job reads slower than the line produces, so windows close late. "
                                 + "Check backpressure and sink latency, or raise parallelism (up to the partition count).")
                 .with("lag", k.lag())
                 .with("growthInWindow", Math.round(growth))
@@ -356,14 +414,18 @@ public final class RuntimeChecks {
     public static Optional<Rates> rates(Observation o, Configuration conf) {
         Job job = job(o);
         KafkaObservation k = o.kafka();
-        if (job == null || job.sourceRecordsOutPerSecond() == null
-                || k == null || !k.ok() || k.endOffsetSum() == null) {
+        if (job == null
+                || job.sourceRecordsOutPerSecond() == null
+                || k == null
+                || !k.ok()
+                || k.endOffsetSum() == null) {
             return Optional.empty();
         }
         Duration minSpan = conf.get(DUPLICATE_MIN_SPAN);
         Sample base = null;
         for (Sample s : o.history()) {
-            if (s.endOffsetSum() != null && !Duration.between(s.at(), o.observedAt()).minus(minSpan).isNegative()) {
+            if (s.endOffsetSum() != null
+                    && !Duration.between(s.at(), o.observedAt()).minus(minSpan).isNegative()) {
                 base = s; // the newest sample that is old enough
             }
         }
@@ -423,11 +485,15 @@ public final class RuntimeChecks {
         int assigned = job.assignedSplits();
         int distinct = job.partitionsRead().size();
         if (assigned > distinct || (partitions != null && assigned > partitions)) {
-            return Finding.of(FindingCode.DUPLICATE_CONSUMPTION, Severity.CRITICAL,
+            return Finding.of(
+                            FindingCode.DUPLICATE_CONSUMPTION,
+                            Severity.CRITICAL,
                             "The Kafka source readers hold " + assigned + " partition assignments for "
                                     + (partitions != null ? partitions : distinct) + " partitions"
-                                    + (job.sources().size() > 1 ? " across " + job.sources().size() + " sources reading the same topic ("
-                                            + sourceNames(job) + ")" : "")
+                                    + (job.sources().size() > 1
+                                            ? " across " + job.sources().size() + " sources reading the same topic ("
+                                                    + sourceNames(job) + ")"
+                                            : "")
                                     + ": some partitions are read twice, so every record in them is counted twice. "
                                     + (job.sources().size() > 1 ? "Remove the extra source from the job, or " : "")
                                     + "roll the TaskManager pods (or set lineflow.io/remediate: \"true\") and compare the affected windows.")
@@ -435,7 +501,11 @@ public final class RuntimeChecks {
                     .with("distinctPartitions", distinct)
                     .with("topicPartitions", partitions)
                     .with("kafkaSources", job.sources().size())
-                    .with("sourceParallelism", job.sources().stream().mapToInt(FlinkObservation.Source::parallelism).sum())
+                    .with(
+                            "sourceParallelism",
+                            job.sources().stream()
+                                    .mapToInt(FlinkObservation.Source::parallelism)
+                                    .sum())
                     .build()
                     .asResult();
         }
@@ -447,10 +517,15 @@ public final class RuntimeChecks {
         if (r.ratio() < conf.get(DUPLICATE_RATIO)) {
             return HealthResult.healthy();
         }
-        return Finding.of(FindingCode.DUPLICATE_CONSUMPTION, Severity.CRITICAL,
-                        "The Kafka source" + (job.sources().size() > 1 ? "s (" + sourceNames(job) + ") emit " : " emits ")
-                                + round(r.sourceRate()) + " records/s while the topic is consumed at " + round(r.produceRate() + r.catchUpRate())
-                                + " records/s (ratio " + round(r.ratio()) + "): records are being read more than once, which doubles the counts even though the job looks healthy. "
+        return Finding.of(
+                        FindingCode.DUPLICATE_CONSUMPTION,
+                        Severity.CRITICAL,
+                        "The Kafka source"
+                                + (job.sources().size() > 1 ? "s (" + sourceNames(job) + ") emit " : " emits ")
+                                + round(r.sourceRate()) + " records/s while the topic is consumed at "
+                                + round(r.produceRate() + r.catchUpRate())
+                                + " records/s (ratio " + round(r.ratio())
+                                + "): records are being read more than once, which doubles the counts even though the job looks healthy. "
                                 + "Roll the TaskManager pods (or set lineflow.io/remediate: \"true\") and compare the affected windows.")
                 .with("ratio", round(r.ratio()))
                 .with("sourceRecordsPerSecond", round(r.sourceRate()))
@@ -463,7 +538,9 @@ public final class RuntimeChecks {
     }
 
     private static String sourceNames(Job job) {
-        return String.join(", ", job.sources().stream().map(FlinkObservation.Source::vertexName).toList());
+        return String.join(
+                ", ",
+                job.sources().stream().map(FlinkObservation.Source::vertexName).toList());
     }
 
     // --- helpers -------------------------------------------------------------------------------
@@ -472,9 +549,12 @@ public final class RuntimeChecks {
         return o.flink() != null && o.flink().ok() ? o.flink().job() : null;
     }
 
-    private static Optional<Sample> oldestWithin(Observation o, Duration window, java.util.function.Predicate<Sample> has) {
+    private static Optional<Sample> oldestWithin(
+            Observation o, Duration window, java.util.function.Predicate<Sample> has) {
         Instant from = o.observedAt().minus(window);
-        return o.history().stream().filter(s -> !s.at().isBefore(from) && has.test(s)).findFirst();
+        return o.history().stream()
+                .filter(s -> !s.at().isBefore(from) && has.test(s))
+                .findFirst();
     }
 
     private static double secondsBetween(Instant a, Instant b) {

@@ -25,8 +25,9 @@ public final class SpecChecks {
 
     private static final Set<String> HEAP_STORAGE = Set.of("jobmanager");
     private static final Set<String> NO_RESTART = Set.of("none", "off", "disable");
-    private static final Set<String> DURABLE_SCHEMES =
-            Set.of("s3", "s3a", "s3p", "s3n", "gs", "hdfs", "viewfs", "abfs", "abfss", "wasb", "wasbs", "oss", "cosn", "obs", "dbfs");
+    private static final Set<String> DURABLE_SCHEMES = Set.of(
+            "s3", "s3a", "s3p", "s3n", "gs", "hdfs", "viewfs", "abfs", "abfss", "wasb", "wasbs", "oss", "cosn", "obs",
+            "dbfs");
 
     private SpecChecks() {}
 
@@ -69,17 +70,22 @@ public final class SpecChecks {
         Optional<String> storage = c.lower(FlinkConf.CHECKPOINT_STORAGE);
         Optional<String> backend = c.lower(FlinkConf.STATE_BACKEND);
         Optional<String> dir = c.get(FlinkConf.CHECKPOINT_DIR);
-        String fix = " Set execution.checkpointing.storage: filesystem and execution.checkpointing.dir to s3://…, or to a path on a PersistentVolumeClaim mounted in JobManager and TaskManager pods.";
-        if (storage.filter(HEAP_STORAGE::contains).isPresent() || backend.filter(HEAP_STORAGE::contains).isPresent()) {
+        String fix =
+                " Set execution.checkpointing.storage: filesystem and execution.checkpointing.dir to s3://…, or to a path on a PersistentVolumeClaim mounted in JobManager and TaskManager pods.";
+        if (storage.filter(HEAP_STORAGE::contains).isPresent()
+                || backend.filter(HEAP_STORAGE::contains).isPresent()) {
             String key = storage.isPresent() ? c.keyOf(FlinkConf.CHECKPOINT_STORAGE) : c.keyOf(FlinkConf.STATE_BACKEND);
-            return notDurable("Checkpoints are kept in JobManager heap (" + key + ": jobmanager); they vanish with the JobManager pod." + fix)
+            return notDurable("Checkpoints are kept in JobManager heap (" + key
+                            + ": jobmanager); they vanish with the JobManager pod." + fix)
                     .with("key", key)
                     .with("value", "jobmanager")
                     .build()
                     .asResult();
         }
         if (dir.isEmpty()) {
-            return notDurable("No checkpoint directory (execution.checkpointing.dir / state.checkpoints.dir) is set, so Flink keeps checkpoints in JobManager heap; they vanish with the JobManager pod." + fix)
+            return notDurable(
+                            "No checkpoint directory (execution.checkpointing.dir / state.checkpoints.dir) is set, so Flink keeps checkpoints in JobManager heap; they vanish with the JobManager pod."
+                                    + fix)
                     .with("key", FlinkConf.CHECKPOINT_DIR[0])
                     .build()
                     .asResult();
@@ -141,7 +147,8 @@ public final class SpecChecks {
         return Finding.of(
                         UPGRADE_MODE_STATELESS,
                         Severity.CRITICAL,
-                        "spec.job.upgradeMode is " + mode + ": every spec change restarts the job with empty state, so open windows are lost. "
+                        "spec.job.upgradeMode is " + mode
+                                + ": every spec change restarts the job with empty state, so open windows are lost. "
                                 + "Use last-state (needs HA) or savepoint.")
                 .with("field", "spec.job.upgradeMode")
                 .with("value", mode)
@@ -160,7 +167,8 @@ public final class SpecChecks {
                 return Finding.of(
                                 HA_DISABLED,
                                 Severity.CRITICAL,
-                                "High availability is " + type.get() + " but high-availability.storageDir is not set; Flink will not start the JobManager. "
+                                "High availability is " + type.get()
+                                        + " but high-availability.storageDir is not set; Flink will not start the JobManager. "
                                         + "Set high-availability.storageDir to durable storage (s3://… or a PVC path).")
                         .with("key", FlinkConf.HA_STORAGE_DIR[0])
                         .with("haType", type.get())
@@ -170,8 +178,10 @@ public final class SpecChecks {
             return HealthResult.healthy();
         }
         String message = replicas > 1
-                ? "spec.jobManager.replicas is " + replicas + " but high availability is off: the standby JobManagers can never take over, and a JobManager failure loses the running job. "
-                : "High availability is off (" + FlinkConf.HA_TYPE[0] + " unset or NONE): a JobManager failure loses the job's checkpoint pointer, so recovery restarts from the last savepoint or from nothing. ";
+                ? "spec.jobManager.replicas is " + replicas
+                        + " but high availability is off: the standby JobManagers can never take over, and a JobManager failure loses the running job. "
+                : "High availability is off (" + FlinkConf.HA_TYPE[0]
+                        + " unset or NONE): a JobManager failure loses the job's checkpoint pointer, so recovery restarts from the last savepoint or from nothing. ";
         return Finding.of(
                         HA_DISABLED,
                         Severity.CRITICAL,
@@ -194,7 +204,9 @@ public final class SpecChecks {
                         SAVEPOINT_DIR_MISSING,
                         needed ? Severity.CRITICAL : Severity.WARNING,
                         "No savepoint directory (" + FlinkConf.SAVEPOINT_DIR[0] + " / state.savepoints.dir) is set: "
-                                + (needed ? "upgradeMode savepoint cannot take its upgrade savepoint. " : "manual and upgrade savepoints cannot be taken. ")
+                                + (needed
+                                        ? "upgradeMode savepoint cannot take its upgrade savepoint. "
+                                        : "manual and upgrade savepoints cannot be taken. ")
                                 + "Set it to durable storage next to the checkpoint directory.")
                 .with("key", FlinkConf.SAVEPOINT_DIR[0])
                 .with("upgradeMode", spec.upgradeMode())
@@ -254,7 +266,9 @@ public final class SpecChecks {
         Mount best = null;
         for (Mount m : mounts) {
             String mp = m.mountPath().endsWith("/") ? m.mountPath() : m.mountPath() + "/";
-            if ((path + "/").startsWith(mp) && (best == null || m.mountPath().length() > best.mountPath().length())) {
+            if ((path + "/").startsWith(mp)
+                    && (best == null
+                            || m.mountPath().length() > best.mountPath().length())) {
                 best = m;
             }
         }

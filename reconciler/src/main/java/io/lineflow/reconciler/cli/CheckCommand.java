@@ -7,9 +7,6 @@ import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_TIMEOUT;
 import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_TOPIC;
 import static io.lineflow.reconciler.ReconcilerOptions.REST_TIMEOUT;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.lineflow.reconciler.ReconcilerOptions;
 import io.lineflow.reconciler.act.Reports;
 import io.lineflow.reconciler.checks.HealthEvaluator;
@@ -26,6 +23,9 @@ import io.lineflow.reconciler.observe.FlinkRestClient;
 import io.lineflow.reconciler.observe.HttpFlinkRestClient;
 import io.lineflow.reconciler.observe.KafkaObserver;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 
@@ -44,13 +44,18 @@ import java.util.Set;
  */
 public final class CheckCommand {
 
-    static final String USAGE = "check [--namespace NS] [--name NAME] | [--rest-url URL [--topic T] [--bootstrap HOST:PORT] [--group G]]\n"
-            + "      [--output table|json] [--no-kafka] [--set key=value]...";
+    static final String USAGE =
+            "check [--namespace NS] [--name NAME] | [--rest-url URL [--topic T] [--bootstrap HOST:PORT] [--group G]]\n"
+                    + "      [--output table|json] [--no-kafka] [--set key=value]...";
 
     private CheckCommand() {}
 
     /** Seams for tests: how to reach Flink, Kafka and Kubernetes. */
-    public record Deps(FlinkRestClient rest, KafkaObserver kafka, java.util.function.Supplier<KubernetesClient> kube, Clock clock) {
+    public record Deps(
+            FlinkRestClient rest,
+            KafkaObserver kafka,
+            java.util.function.Supplier<KubernetesClient> kube,
+            Clock clock) {
         public static Deps real(Configuration conf) {
             Clock clock = Clock.systemUTC();
             return new Deps(
@@ -62,7 +67,10 @@ public final class CheckCommand {
     }
 
     public static int run(String[] argv, PrintStream out) throws InterruptedException {
-        Args a = Args.parse(argv, Set.of("namespace", "name", "rest-url", "topic", "bootstrap", "group", "output"), Set.of("no-kafka"));
+        Args a = Args.parse(
+                argv,
+                Set.of("namespace", "name", "rest-url", "topic", "bootstrap", "group", "output"),
+                Set.of("no-kafka"));
         Map<String, String> settings = new LinkedHashMap<>(a.settings);
         if (a.flag("no-kafka")) {
             settings.put(KAFKA_ENABLED.key(), "false");
@@ -85,11 +93,17 @@ public final class CheckCommand {
             String url = a.get("rest-url");
             String topic = a.get("topic", conf.get(KAFKA_TOPIC));
             boolean kafka = conf.get(KAFKA_ENABLED) && a.get("bootstrap") != null;
-            Observation first = observeUrl(url, topic, kafka ? a.get("bootstrap") : null, a.get("group", conf.get(KAFKA_GROUP)), deps);
+            Observation first = observeUrl(
+                    url, topic, kafka ? a.get("bootstrap") : null, a.get("group", conf.get(KAFKA_GROUP)), deps);
             Observation o = first;
             if (!gap.isZero()) {
                 Thread.sleep(gap.toMillis());
-                o = observeUrl(url, topic, kafka ? a.get("bootstrap") : null, a.get("group", conf.get(KAFKA_GROUP)), deps)
+                o = observeUrl(
+                                url,
+                                topic,
+                                kafka ? a.get("bootstrap") : null,
+                                a.get("group", conf.get(KAFKA_GROUP)),
+                                deps)
                         .withHistory(List.of(Sample.of(first)));
             }
             results.add(Map.entry(url, evaluator.evaluateRuntimeOnly(o)));
@@ -100,7 +114,11 @@ public final class CheckCommand {
                 List<FlinkDeployment> fds;
                 if (a.get("namespace") != null) {
                     fds = a.get("name") != null
-                            ? java.util.Optional.ofNullable(op.inNamespace(a.get("namespace")).withName(a.get("name")).get()).map(List::of).orElse(List.of())
+                            ? java.util.Optional.ofNullable(op.inNamespace(a.get("namespace"))
+                                            .withName(a.get("name"))
+                                            .get())
+                                    .map(List::of)
+                                    .orElse(List.of())
                             : op.inNamespace(a.get("namespace")).list().getItems();
                 } else {
                     fds = op.inAnyNamespace().list().getItems();
@@ -118,7 +136,9 @@ public final class CheckCommand {
                     Thread.sleep(gap.toMillis());
                 }
                 for (int i = 0; i < fds.size(); i++) {
-                    Observation o = gap.isZero() ? firsts.get(i) : observer.observe(fds.get(i)).withHistory(List.of(Sample.of(firsts.get(i))));
+                    Observation o = gap.isZero()
+                            ? firsts.get(i)
+                            : observer.observe(fds.get(i)).withHistory(List.of(Sample.of(firsts.get(i))));
                     results.add(Map.entry(o.spec().key(), evaluator.evaluate(o)));
                     observations.add(o);
                 }
@@ -128,7 +148,8 @@ public final class CheckCommand {
             ArrayNode arr = Reports.JSON.createArrayNode();
             for (int i = 0; i < results.size(); i++) {
                 Observation o = observations.get(i);
-                arr.add(Reports.toJson(o.spec().namespace(), o.spec().name(), results.get(i).getValue(), o.observedAt()));
+                arr.add(Reports.toJson(
+                        o.spec().namespace(), o.spec().name(), results.get(i).getValue(), o.observedAt()));
             }
             out.println(Reports.write(arr));
         } else {
@@ -141,7 +162,8 @@ public final class CheckCommand {
     }
 
     private static Observation observeUrl(String url, String topic, String bootstrap, String group, Deps deps) {
-        SpecObservation spec = new SpecObservation(null, url, Map.of(), Map.of(), true, null, null, 1, List.of(), List.of());
+        SpecObservation spec =
+                new SpecObservation(null, url, Map.of(), Map.of(), true, null, null, 1, List.of(), List.of());
         FlinkObservation flink = deps.rest().observe(url, topic);
         KafkaObservation kafka = bootstrap == null ? null : deps.kafka().observe(bootstrap, topic, group);
         return new Observation(deps.clock().instant(), spec, null, flink, kafka, List.of());

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 
 import java.io.IOException;
@@ -16,8 +15,8 @@ import java.util.List;
 /** Reads FlinkDeployments out of rendered multi-document YAML (e.g. `kustomize build` output). */
 public final class ManifestReader {
 
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    private static final ObjectMapper YAML =
+            new ObjectMapper(new YAMLFactory()).configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
     private ManifestReader() {}
 
@@ -46,8 +45,10 @@ public final class ManifestReader {
             try {
                 out.add(YAML.treeToValue(doc, FlinkDeployment.class));
             } catch (IOException e) {
-                throw new IOException("FlinkDeployment " + doc.path("metadata").path("name").asText("?")
-                        + " does not match the operator's schema: " + e.getMessage(), e);
+                throw new IOException(
+                        "FlinkDeployment " + doc.path("metadata").path("name").asText("?")
+                                + " does not match the operator's schema: " + e.getMessage(),
+                        e);
             }
         }
     }

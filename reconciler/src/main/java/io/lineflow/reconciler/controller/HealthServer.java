@@ -15,7 +15,8 @@ public final class HealthServer implements AutoCloseable {
 
     private final HttpServer server;
 
-    public HealthServer(int port, Supplier<String> metrics, BooleanSupplier live, BooleanSupplier ready) throws IOException {
+    public HealthServer(int port, Supplier<String> metrics, BooleanSupplier live, BooleanSupplier ready)
+            throws IOException {
         server = HttpServer.create(new InetSocketAddress(port), 0);
         server.createContext("/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4", metrics.get()));
         server.createContext("/healthz", ex -> probe(ex, live.getAsBoolean()));

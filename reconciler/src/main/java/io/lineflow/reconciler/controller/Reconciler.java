@@ -82,7 +82,8 @@ public final class Reconciler implements AutoCloseable {
         Map<String, HealthResult> results = new LinkedHashMap<>();
         for (int i = 0; i < list.size(); i++) {
             FlinkDeployment fd = list.get(i);
-            String key = fd.getMetadata().getNamespace() + "/" + fd.getMetadata().getName();
+            String key =
+                    fd.getMetadata().getNamespace() + "/" + fd.getMetadata().getName();
             try {
                 Observation o = observed.get(i).get();
                 results.put(key, evaluateAndAct(fd, o));
@@ -94,7 +95,8 @@ public final class Reconciler implements AutoCloseable {
             }
         }
         Set<String> keys = list.stream()
-                .map(fd -> fd.getMetadata().getNamespace() + "/" + fd.getMetadata().getName())
+                .map(fd ->
+                        fd.getMetadata().getNamespace() + "/" + fd.getMetadata().getName())
                 .collect(Collectors.toSet());
         history.retainOnly(keys);
         events.retainOnly(keys);

@@ -4,12 +4,11 @@ import static io.lineflow.reconciler.ReconcilerOptions.INTERVAL;
 import static io.lineflow.reconciler.ReconcilerOptions.LABEL_SELECTOR;
 import static io.lineflow.reconciler.ReconcilerOptions.NAMESPACES;
 
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.api.model.KubernetesResourceList;
-
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.slf4j.Logger;
@@ -51,17 +50,23 @@ public final class ReconcilerController implements AutoCloseable {
         String selector = conf.get(LABEL_SELECTOR);
         List<String> namespaces = conf.get(NAMESPACES);
         if (namespaces.isEmpty()) {
-            informers.add(select(client.resources(FlinkDeployment.class).inAnyNamespace(), selector).runnableInformer(0));
+            informers.add(select(client.resources(FlinkDeployment.class).inAnyNamespace(), selector)
+                    .runnableInformer(0));
         } else {
             for (String ns : namespaces) {
-                informers.add(select(client.resources(FlinkDeployment.class).inNamespace(ns.trim()), selector).runnableInformer(0));
+                informers.add(select(client.resources(FlinkDeployment.class).inNamespace(ns.trim()), selector)
+                        .runnableInformer(0));
             }
         }
     }
 
-    private static FilterWatchListDeletable<FlinkDeployment, KubernetesResourceList<FlinkDeployment>, Resource<FlinkDeployment>> select(
-            FilterWatchListDeletable<FlinkDeployment, KubernetesResourceList<FlinkDeployment>, Resource<FlinkDeployment>> op,
-            String selector) {
+    private static FilterWatchListDeletable<
+                    FlinkDeployment, KubernetesResourceList<FlinkDeployment>, Resource<FlinkDeployment>>
+            select(
+                    FilterWatchListDeletable<
+                                    FlinkDeployment, KubernetesResourceList<FlinkDeployment>, Resource<FlinkDeployment>>
+                            op,
+                    String selector) {
         return selector == null || selector.isBlank() ? op : op.withLabelSelector(selector);
     }
 
@@ -102,7 +107,9 @@ public final class ReconcilerController implements AutoCloseable {
     /** Live while passes keep finishing (allowing three intervals, or start-up). */
     public boolean live() {
         Instant reference = lastPassEnd != null ? lastPassEnd : startedAt;
-        return Duration.between(reference, clock.instant()).compareTo(interval.multipliedBy(3).plusSeconds(60)) < 0;
+        return Duration.between(reference, clock.instant())
+                        .compareTo(interval.multipliedBy(3).plusSeconds(60))
+                < 0;
     }
 
     @Override

@@ -41,9 +41,9 @@ public record HealthResult(List<Finding> findings) {
         }
         List<Finding> all = new ArrayList<>(findings);
         all.addAll(other.findings);
-        all.sort(
-                Comparator.comparing((Finding f) -> f.severity()).reversed()
-                        .thenComparing(f -> f.code().ordinal()));
+        all.sort(Comparator.comparing((Finding f) -> f.severity())
+                .reversed()
+                .thenComparing(f -> f.code().ordinal()));
         return new HealthResult(all);
     }
 

@@ -25,8 +25,7 @@ public record KafkaObservation(
         Long lag,
         Duration retention) {
 
-    public static KafkaObservation failed(
-            String bootstrap, String topic, String groupId, Instant at, String error) {
+    public static KafkaObservation failed(String bootstrap, String topic, String groupId, Instant at, String error) {
         return new KafkaObservation(bootstrap, topic, groupId, at, error, null, null, null, null, null);
     }
 

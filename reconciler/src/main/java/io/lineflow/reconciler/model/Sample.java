@@ -7,12 +7,7 @@ import java.time.Instant;
  * Any figure may be {@code null} when it was not observed.
  */
 public record Sample(
-        Instant at,
-        Long numRestarts,
-        Long checkpointsFailed,
-        Long endOffsetSum,
-        Long committedOffsetSum,
-        Long lag) {
+        Instant at, Long numRestarts, Long checkpointsFailed, Long endOffsetSum, Long committedOffsetSum, Long lag) {
 
     /** The sample to keep from an observation. */
     public static Sample of(Observation o) {
@@ -21,7 +16,9 @@ public record Sample(
         return new Sample(
                 o.observedAt(),
                 job == null ? null : job.numRestarts(),
-                job == null || job.checkpoints() == null ? null : job.checkpoints().failed(),
+                job == null || job.checkpoints() == null
+                        ? null
+                        : job.checkpoints().failed(),
                 k == null ? null : k.endOffsetSum(),
                 k == null ? null : k.committedOffsetSum(),
                 k == null ? null : k.lag());

@@ -41,15 +41,23 @@ public final class AdminKafkaObserver implements KafkaObserver {
         try {
             Admin admin = admins.computeIfAbsent(bootstrap, this::create);
             long ms = timeout.toMillis();
-            TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(ms, TimeUnit.MILLISECONDS).get(topic);
+            TopicDescription d = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(ms, TimeUnit.MILLISECONDS)
+                    .get(topic);
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
             d.partitions().forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
             Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
                     admin.listOffsets(latest).all().get(ms, TimeUnit.MILLISECONDS);
-            long endSum = ends.values().stream().mapToLong(ListOffsetsResult.ListOffsetsResultInfo::offset).sum();
+            long endSum = ends.values().stream()
+                    .mapToLong(ListOffsetsResult.ListOffsetsResultInfo::offset)
+                    .sum();
 
             ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-            Config cfg = admin.describeConfigs(List.of(res)).all().get(ms, TimeUnit.MILLISECONDS).get(res);
+            Config cfg = admin.describeConfigs(List.of(res))
+                    .all()
+                    .get(ms, TimeUnit.MILLISECONDS)
+                    .get(res);
             ConfigEntry retentionEntry = cfg == null ? null : cfg.get("retention.ms");
             Duration retention = null;
             if (retentionEntry != null && retentionEntry.value() != null) {
@@ -60,8 +68,9 @@ public final class AdminKafkaObserver implements KafkaObserver {
             Long committedSum = null;
             Long lag = null;
             if (groupId != null && !groupId.isBlank()) {
-                Map<TopicPartition, OffsetAndMetadata> committed =
-                        admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get(ms, TimeUnit.MILLISECONDS);
+                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(groupId)
+                        .partitionsToOffsetAndMetadata()
+                        .get(ms, TimeUnit.MILLISECONDS);
                 long c = 0;
                 long l = 0;
                 boolean any = false;
@@ -78,17 +87,34 @@ public final class AdminKafkaObserver implements KafkaObserver {
                     lag = l;
                 }
             }
-            return new KafkaObservation(bootstrap, topic, groupId, clock.instant(), null, d.partitions().size(), endSum, committedSum, lag, retention);
+            return new KafkaObservation(
+                    bootstrap,
+                    topic,
+                    groupId,
+                    clock.instant(),
+                    null,
+                    d.partitions().size(),
+                    endSum,
+                    committedSum,
+                    lag,
+                    retention);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            return KafkaObservation.failed(bootstrap, topic, groupId, clock.instant(), cause.getClass().getSimpleName() + ": " + cause.getMessage());
+            return KafkaObservation.failed(
+                    bootstrap,
+                    topic,
+                    groupId,
+                    clock.instant(),
+                    cause.getClass().getSimpleName() + ": " + cause.getMessage());
         } catch (TimeoutException e) {
-            return KafkaObservation.failed(bootstrap, topic, groupId, clock.instant(), "timed out after " + timeout.toMillis() + " ms");
+            return KafkaObservation.failed(
+                    bootstrap, topic, groupId, clock.instant(), "timed out after " + timeout.toMillis() + " ms");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return KafkaObservation.failed(bootstrap, topic, groupId, clock.instant(), "interrupted");
         } catch (RuntimeException e) {
-            return KafkaObservation.failed(bootstrap, topic, groupId, clock.instant(), e.getClass().getSimpleName() + ": " + e.getMessage());
+            return KafkaObservation.failed(
+                    bootstrap, topic, groupId, clock.instant(), e.getClass().getSimpleName() + ": " + e.getMessage());
         }
     }
 

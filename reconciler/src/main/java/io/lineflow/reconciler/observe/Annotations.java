@@ -5,6 +5,7 @@ public final class Annotations {
     public static final String PREFIX = "lineflow.io/";
     /** {@code "true"} enables remediation for this deployment. */
     public static final String REMEDIATE = PREFIX + "remediate";
+
     public static final String KAFKA_TOPIC = PREFIX + "kafka-topic";
     public static final String KAFKA_BOOTSTRAP = PREFIX + "kafka-bootstrap";
     public static final String KAFKA_GROUP = PREFIX + "kafka-group";

@@ -1,11 +1,12 @@
 package io.lineflow.reconciler.observe;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.FlinkObservation.Checkpoints;
 import io.lineflow.reconciler.model.FlinkObservation.Job;
 import io.lineflow.reconciler.model.FlinkObservation.Source;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.net.URI;
@@ -42,7 +43,10 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
 
     public HttpFlinkRestClient(Duration timeout) {
         this.timeout = timeout;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+        this.http = HttpClient.newBuilder()
+                .connectTimeout(timeout)
+                .version(HttpClient.Version.HTTP_1_1)
+                .build();
     }
 
     @Override
@@ -53,9 +57,11 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
             JsonNode chosen = null;
             for (JsonNode j : overview.path("jobs")) {
                 if (chosen == null
-                        || ("RUNNING".equals(j.path("state").asText()) && !"RUNNING".equals(chosen.path("state").asText()))
+                        || ("RUNNING".equals(j.path("state").asText())
+                                && !"RUNNING".equals(chosen.path("state").asText()))
                         || (j.path("state").asText().equals(chosen.path("state").asText())
-                                && j.path("start-time").asLong() > chosen.path("start-time").asLong())) {
+                                && j.path("start-time").asLong()
+                                        > chosen.path("start-time").asLong())) {
                     chosen = j;
                 }
             }
@@ -69,14 +75,17 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
             Checkpoints checkpoints = checkpoints(jobBase);
             List<Source> sources = kafkaSources(jobBase, details, topic);
             long start = chosen.path("start-time").asLong(-1);
-            return new FlinkObservation(restUrl, null, new Job(
-                    jid,
-                    chosen.path("name").asText(null),
-                    chosen.path("state").asText(null),
-                    start > 0 ? Instant.ofEpochMilli(start) : null,
-                    restarts,
-                    checkpoints,
-                    sources));
+            return new FlinkObservation(
+                    restUrl,
+                    null,
+                    new Job(
+                            jid,
+                            chosen.path("name").asText(null),
+                            chosen.path("state").asText(null),
+                            start > 0 ? Instant.ofEpochMilli(start) : null,
+                            restarts,
+                            checkpoints,
+                            sources));
         } catch (IOException | RuntimeException e) {
             return FlinkObservation.failed(restUrl, e.getClass().getSimpleName() + ": " + e.getMessage());
         } catch (InterruptedException e) {
@@ -102,20 +111,32 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
         JsonNode failed = stats.path("latest").path("failed");
         boolean hasCompleted = completed.isObject() && completed.has("id");
         boolean hasFailed = failed.isObject() && failed.has("id");
-        long completedAt = hasCompleted ? completed.path("latest_ack_timestamp").asLong(completed.path("trigger_timestamp").asLong()) : 0;
+        long completedAt = hasCompleted
+                ? completed
+                        .path("latest_ack_timestamp")
+                        .asLong(completed.path("trigger_timestamp").asLong())
+                : 0;
         return new Checkpoints(
                 true,
                 Duration.ofMillis(intervalMs),
                 cfg.has("timeout") ? Duration.ofMillis(cfg.path("timeout").asLong()) : null,
-                cfg.has("tolerable_failed_checkpoints") ? cfg.path("tolerable_failed_checkpoints").asInt() : null,
-                cfg.path("externalization").has("enabled") ? cfg.path("externalization").path("enabled").asBoolean() : null,
+                cfg.has("tolerable_failed_checkpoints")
+                        ? cfg.path("tolerable_failed_checkpoints").asInt()
+                        : null,
+                cfg.path("externalization").has("enabled")
+                        ? cfg.path("externalization").path("enabled").asBoolean()
+                        : null,
                 counts.path("completed").asLong(0),
                 counts.path("failed").asLong(0),
                 counts.path("in_progress").asLong(0),
                 hasCompleted ? completed.path("id").asLong() : null,
                 hasCompleted && completedAt > 0 ? Instant.ofEpochMilli(completedAt) : null,
-                hasCompleted && !completed.path("external_path").isNull() ? completed.path("external_path").asText(null) : null,
-                hasFailed && failed.path("failure_timestamp").asLong(0) > 0 ? Instant.ofEpochMilli(failed.path("failure_timestamp").asLong()) : null,
+                hasCompleted && !completed.path("external_path").isNull()
+                        ? completed.path("external_path").asText(null)
+                        : null,
+                hasFailed && failed.path("failure_timestamp").asLong(0) > 0
+                        ? Instant.ofEpochMilli(failed.path("failure_timestamp").asLong())
+                        : null,
                 hasFailed ? failed.path("failure_message").asText(null) : null);
     }
 
@@ -146,13 +167,19 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
             // The source operator's own output rate: the reader metrics sit in its metric group.
             Double rate = null;
             String rateMetric = operator + ".numRecordsOutPerSecond";
-            for (JsonNode m : get(vbase + "/subtasks/metrics?get=" + URLEncoder.encode(rateMetric, StandardCharsets.UTF_8) + "&agg=sum")) {
+            for (JsonNode m : get(vbase + "/subtasks/metrics?get="
+                    + URLEncoder.encode(rateMetric, StandardCharsets.UTF_8) + "&agg=sum")) {
                 if (m.has("sum")) {
                     rate = m.path("sum").asDouble();
                 }
             }
-            sources.add(new Source(vertex.path("id").asText(), vertex.path("name").asText(), vertex.path("parallelism").asInt(0),
-                    rate, assignments.size(), partitions));
+            sources.add(new Source(
+                    vertex.path("id").asText(),
+                    vertex.path("name").asText(),
+                    vertex.path("parallelism").asInt(0),
+                    rate,
+                    assignments.size(),
+                    partitions));
         }
         return sources;
     }
@@ -179,7 +206,8 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
     }
 
     private Response fetch(String url) throws IOException, InterruptedException {
-        HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(timeout).GET().build();
+        HttpRequest req =
+                HttpRequest.newBuilder(URI.create(url)).timeout(timeout).GET().build();
         HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
         return new Response(resp.statusCode(), resp.body());
     }

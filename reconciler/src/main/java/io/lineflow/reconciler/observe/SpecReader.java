@@ -1,14 +1,14 @@
 package io.lineflow.reconciler.observe;
 
+import io.lineflow.reconciler.model.KubernetesStatus;
+import io.lineflow.reconciler.model.SpecObservation;
+import io.lineflow.reconciler.model.SpecObservation.Mount;
+
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
-import io.lineflow.reconciler.model.KubernetesStatus;
-import io.lineflow.reconciler.model.SpecObservation;
-import io.lineflow.reconciler.model.SpecObservation.Mount;
-
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
 import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
@@ -30,12 +30,20 @@ public final class SpecReader {
     public static SpecObservation spec(FlinkDeployment fd) {
         FlinkDeploymentSpec s = fd.getSpec() == null ? new FlinkDeploymentSpec() : fd.getSpec();
         boolean hasJob = s.getJob() != null;
-        String upgrade = hasJob && s.getJob().getUpgradeMode() != null ? lower(s.getJob().getUpgradeMode().name()) : null;
-        String state = hasJob && s.getJob().getState() != null ? lower(s.getJob().getState().name()) : null;
-        int replicas = s.getJobManager() == null || s.getJobManager().getReplicas() <= 0 ? 1 : s.getJobManager().getReplicas();
+        String upgrade = hasJob && s.getJob().getUpgradeMode() != null
+                ? lower(s.getJob().getUpgradeMode().name())
+                : null;
+        String state = hasJob && s.getJob().getState() != null
+                ? lower(s.getJob().getState().name())
+                : null;
+        int replicas = s.getJobManager() == null || s.getJobManager().getReplicas() <= 0
+                ? 1
+                : s.getJobManager().getReplicas();
         PodTemplateSpec common = s.getPodTemplate();
-        PodTemplateSpec jm = s.getJobManager() == null ? null : s.getJobManager().getPodTemplate();
-        PodTemplateSpec tm = s.getTaskManager() == null ? null : s.getTaskManager().getPodTemplate();
+        PodTemplateSpec jm =
+                s.getJobManager() == null ? null : s.getJobManager().getPodTemplate();
+        PodTemplateSpec tm =
+                s.getTaskManager() == null ? null : s.getTaskManager().getPodTemplate();
         return new SpecObservation(
                 fd.getMetadata().getNamespace(),
                 fd.getMetadata().getName(),
@@ -55,8 +63,12 @@ public final class SpecReader {
             return KubernetesStatus.unknown();
         }
         return new KubernetesStatus(
-                st.getJobStatus() == null || st.getJobStatus().getState() == null ? null : st.getJobStatus().getState().name(),
-                st.getJobManagerDeploymentStatus() == null ? null : st.getJobManagerDeploymentStatus().name(),
+                st.getJobStatus() == null || st.getJobStatus().getState() == null
+                        ? null
+                        : st.getJobStatus().getState().name(),
+                st.getJobManagerDeploymentStatus() == null
+                        ? null
+                        : st.getJobManagerDeploymentStatus().name(),
                 st.getLifecycleState() == null ? null : st.getLifecycleState().name(),
                 st.getError());
     }
@@ -85,7 +97,8 @@ public final class SpecReader {
         for (VolumeMount m : byPath.values()) {
             Volume v = volumes.get(m.getName());
             String type = typeOf(v);
-            out.add(new Mount(m.getMountPath(), m.getName(), type, isDurable(type) && !Boolean.TRUE.equals(m.getReadOnly())));
+            out.add(new Mount(
+                    m.getMountPath(), m.getName(), type, isDurable(type) && !Boolean.TRUE.equals(m.getReadOnly())));
         }
         return out;
     }

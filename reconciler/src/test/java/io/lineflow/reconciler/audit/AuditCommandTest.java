@@ -5,6 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
 
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -17,14 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 /** `audit` against a real Kafka topic and a real table: a correct table passes, a tampered one is caught. */
 class AuditCommandTest {
     private static final Path WORK = Path.of("target", "it", "audit");
@@ -36,7 +36,8 @@ class AuditCommandTest {
         kafka = EmbeddedKafka.start(WORK.resolve("kafka-" + System.nanoTime()));
         postgres = EmbeddedPostgresServer.start(WORK.resolve("postgres"));
         kafka.createTopic("device-events", 1);
-        try (Connection c = postgres.connect(); Statement s = c.createStatement();
+        try (Connection c = postgres.connect();
+                Statement s = c.createStatement();
                 Stream<Path> migrations = Files.list(Path.of("../job/src/main/resources/db/migration"))) {
             for (Path m : migrations.sorted().toList()) {
                 s.execute(Files.readString(m)); // the job's own schema
@@ -44,14 +45,19 @@ class AuditCommandTest {
         }
         String t0 = "2026-11-01T10:0";
         try (KafkaProducer<String, String> p = new KafkaProducer<>(
-                Map.of("bootstrap.servers", kafka.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+                Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                new StringSerializer(),
+                new StringSerializer())) {
             for (String[] e : List.of(
                     new String[] {"a", "PIECE_PRODUCED", "1:00Z"}, new String[] {"b", "PIECE_PRODUCED", "2:00Z"},
                     new String[] {"c", "DOWNTIME_START", "3:00Z"}, new String[] {"d", "DOWNTIME_END", "4:30Z"},
                     new String[] {"e", "PIECE_PRODUCED", "6:00Z"}, new String[] {"f", "PIECE_PRODUCED", "9:00Z"})) {
-                p.send(new ProducerRecord<>("device-events", "d1", String.format(
-                        "{\"eventId\":\"%s\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"%s\",\"ts\":\"%s%s\",\"count\":2}",
-                        e[0], e[1], t0, e[2])));
+                p.send(new ProducerRecord<>(
+                        "device-events",
+                        "d1",
+                        String.format(
+                                "{\"eventId\":\"%s\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"%s\",\"ts\":\"%s%s\",\"count\":2}",
+                                e[0], e[1], t0, e[2])));
             }
         }
     }
@@ -65,7 +71,8 @@ class AuditCommandTest {
     /** What the job writes for that input: window 10:00 closed (the watermark is at 10:08:50). */
     @BeforeEach
     void correctTable() throws Exception {
-        sql("TRUNCATE device_window_stats",
+        sql(
+                "TRUNCATE device_window_stats",
                 "INSERT INTO device_window_stats (device_id, window_start, window_end, line_id, pieces_produced,"
                         + " downtime_count, downtime_seconds, events_seen, first_event_at, last_event_at) VALUES"
                         + " ('d1', '2026-11-01T10:00:00Z', '2026-11-01T10:05:00Z', 'L1', 4, 1, 90.000, 4,"
@@ -73,7 +80,8 @@ class AuditCommandTest {
     }
 
     private static void sql(String... statements) throws Exception {
-        try (Connection c = postgres.connect(); Statement s = c.createStatement()) {
+        try (Connection c = postgres.connect();
+                Statement s = c.createStatement()) {
             for (String q : statements) {
                 s.execute(q);
             }
@@ -82,7 +90,8 @@ class AuditCommandTest {
 
     private static String audit(int expectedExit) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int exit = AuditCommand.run(new String[] {"--bootstrap", kafka.bootstrapServers(), "--jdbc-url", postgres.jdbcUrl()},
+        int exit = AuditCommand.run(
+                new String[] {"--bootstrap", kafka.bootstrapServers(), "--jdbc-url", postgres.jdbcUrl()},
                 new PrintStream(out, true, StandardCharsets.UTF_8));
         String text = out.toString(StandardCharsets.UTF_8);
         assertThat(exit).as(text).isEqualTo(expectedExit);
@@ -97,7 +106,8 @@ class AuditCommandTest {
     @Test
     void aDoubledRowIsReportedWithBothValues() throws Exception {
         sql("UPDATE device_window_stats SET pieces_produced = 8");
-        assertThat(audit(2)).contains("WRONG d1@" + Instant.parse("2026-11-01T10:00:00Z") + " pieces_produced: expected 4, got 8");
+        assertThat(audit(2))
+                .contains("WRONG d1@" + Instant.parse("2026-11-01T10:00:00Z") + " pieces_produced: expected 4, got 8");
     }
 
     @Test

@@ -81,7 +81,10 @@ class RecountDifferentialTest {
         Configuration c = new Configuration();
         c.set(RestOptions.BIND_PORT, "0");
         flink = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setConfiguration(c).setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
+                .setConfiguration(c)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(2)
+                .build());
         flink.start();
     }
 
@@ -112,16 +115,39 @@ class RecountDifferentialTest {
         args.put("lineflow.dedup.horizon", HORIZON + " ms");
         args.put("lineflow.events.max-bytes", MAX_BYTES + " b");
         args.put("execution.checkpointing.interval", "1 s");
-        args.put("state.checkpoints.dir", WORK.resolve("checkpoints").toAbsolutePath().toUri().toString());
-        return JobConfig.load(args.entrySet().stream().flatMap(e -> Stream.of("--" + e.getKey(), e.getValue()))
-                .toArray(String[]::new), Map.of(), new Configuration());
+        args.put(
+                "state.checkpoints.dir",
+                WORK.resolve("checkpoints").toAbsolutePath().toUri().toString());
+        return JobConfig.load(
+                args.entrySet().stream()
+                        .flatMap(e -> Stream.of("--" + e.getKey(), e.getValue()))
+                        .toArray(String[]::new),
+                Map.of(),
+                new Configuration());
     }
 
     /** The audit's options for the job's settings above. */
     private static String[] auditArgs() {
-        return new String[] {"--bootstrap", kafka.bootstrapServers(), "--jdbc-url", postgres.jdbcUrl(),
-            "--jdbc-user", postgres.user(), "--topic", TOPIC, "--window", W + "ms", "--lateness", LATENESS + "ms",
-            "--out-of-orderness", OOO + "ms", "--dedup-horizon", HORIZON + "ms", "--max-bytes", Integer.toString(MAX_BYTES)};
+        return new String[] {
+            "--bootstrap",
+            kafka.bootstrapServers(),
+            "--jdbc-url",
+            postgres.jdbcUrl(),
+            "--jdbc-user",
+            postgres.user(),
+            "--topic",
+            TOPIC,
+            "--window",
+            W + "ms",
+            "--lateness",
+            LATENESS + "ms",
+            "--out-of-orderness",
+            OOO + "ms",
+            "--dedup-horizon",
+            HORIZON + "ms",
+            "--max-bytes",
+            Integer.toString(MAX_BYTES)
+        };
     }
 
     @Test
@@ -142,11 +168,18 @@ class RecountDifferentialTest {
         JobID id = graph.getJobID();
         awaitRunning(id);
 
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1,
-                ProducerConfig.ACKS_CONFIG, "all"), new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        kafka.bootstrapServers(),
+                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                        true,
+                        ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+                        1,
+                        ProducerConfig.ACKS_CONFIG,
+                        "all"),
+                new ByteArraySerializer(),
+                new ByteArraySerializer())) {
             for (int phase = 0; phase < PHASES; phase++) {
                 List<Future<RecordMetadata>> sent = new ArrayList<>();
                 for (ProducerRecord<byte[], byte[]> r : input.phase(phase)) {
@@ -165,7 +198,9 @@ class RecountDifferentialTest {
                 Thread.sleep(HORIZON + 2_000);
             }
         }
-        assertThat(flink.getJobStatus(id).get()).as("no record may fail the job").isEqualTo(JobStatus.RUNNING);
+        assertThat(flink.getJobStatus(id).get())
+                .as("no record may fail the job")
+                .isEqualTo(JobStatus.RUNNING);
         System.out.println("RecountDifferentialTest input: " + input.stats);
 
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -174,20 +209,30 @@ class RecountDifferentialTest {
         System.out.println(report);
         flink.cancelJob(id).get();
 
-        assertThat(exit).as("audit of the job's table against its recount:%n%s", report).isZero();
+        assertThat(exit)
+                .as("audit of the job's table against its recount:%n%s", report)
+                .isZero();
         assertThat(report).contains("the table matches the topic");
         // The input exercised what this test is about (a kind that never came has no entry).
-        assertThat(input.stats).containsKeys("bad record", "id reused for another event",
-                "late within the lateness", "line change", "oversized", "retry inside the horizon",
-                "retry outside the horizon", "stop event", "too late");
+        assertThat(input.stats)
+                .containsKeys(
+                        "bad record",
+                        "id reused for another event",
+                        "late within the lateness",
+                        "line change",
+                        "oversized",
+                        "retry inside the horizon",
+                        "retry outside the horizon",
+                        "stop event",
+                        "too late");
         assertThat(windowsRecounted(report)).isGreaterThanOrEqualTo(DEVICES * 3);
         assertThat(silentRows()).as("silent stopped windows in the table").isGreaterThanOrEqualTo(3);
     }
 
     private static long silentRows() throws Exception {
-        try (Connection c = postgres.connect(); PreparedStatement s = c.prepareStatement(
-                "SELECT count(*) FROM device_window_stats WHERE events_seen = 0 AND downtime_seconds = ?");
-                ) {
+        try (Connection c = postgres.connect();
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT count(*) FROM device_window_stats WHERE events_seen = 0 AND downtime_seconds = ?"); ) {
             s.setLong(1, W / 1000);
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
@@ -197,7 +242,8 @@ class RecountDifferentialTest {
     }
 
     private static int windowsRecounted(String report) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) closed windows recounted").matcher(report);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) closed windows recounted")
+                .matcher(report);
         return m.find() ? Integer.parseInt(m.group(1)) : 0;
     }
 
@@ -220,8 +266,9 @@ class RecountDifferentialTest {
 
     private static void awaitRejected(List<long[]> markers) throws Exception {
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        try (Connection c = postgres.connect(); PreparedStatement s = c.prepareStatement(
-                "SELECT count(*) FROM rejected_events WHERE topic = ? AND kafka_partition = ? AND kafka_offset = ?")) {
+        try (Connection c = postgres.connect();
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT count(*) FROM rejected_events WHERE topic = ? AND kafka_partition = ? AND kafka_offset = ?")) {
             for (long[] m : markers) {
                 while (true) {
                     s.setString(1, TOPIC);
@@ -233,7 +280,8 @@ class RecountDifferentialTest {
                             break;
                         }
                     }
-                    assertThat(System.nanoTime()).as("marker %s read by the job within 2 minutes", Arrays.toString(m))
+                    assertThat(System.nanoTime())
+                            .as("marker %s read by the job within 2 minutes", Arrays.toString(m))
                             .isLessThan(deadline);
                     Thread.sleep(100);
                 }
@@ -254,6 +302,7 @@ class RecountDifferentialTest {
         private final String[] lineOf = new String[DEVICES];
         /** Valid events produced so far, per device: phase and value. */
         private final List<List<Object[]>> sentByDevice = new ArrayList<>();
+
         final Map<String, Integer> stats = new java.util.TreeMap<>();
         private int seq;
 
@@ -309,15 +358,26 @@ class RecountDifferentialTest {
                 int d = rnd.nextInt(DEVICES);
                 int kind = rnd.nextInt(100);
                 if (kind < 55) {
-                    records.add(valid(phase, d, newId(), lo + (long) (rnd.nextDouble() * (hi - lo)), randomType(), true));
+                    records.add(
+                            valid(phase, d, newId(), lo + (long) (rnd.nextDouble() * (hi - lo)), randomType(), true));
                 } else if (kind < 67 && !sentByDevice.get(d).isEmpty()) {
-                    Object[] earlier = sentByDevice.get(d).get(rnd.nextInt(sentByDevice.get(d).size()));
+                    Object[] earlier = sentByDevice
+                            .get(d)
+                            .get(rnd.nextInt(sentByDevice.get(d).size()));
                     count((int) earlier[0] == phase ? "retry inside the horizon" : "retry outside the horizon");
                     records.add(record(d, (byte[]) earlier[1]));
                 } else if (kind < 75 && !sentByDevice.get(d).isEmpty()) {
-                    Object[] earlier = sentByDevice.get(d).get(rnd.nextInt(sentByDevice.get(d).size()));
+                    Object[] earlier = sentByDevice
+                            .get(d)
+                            .get(rnd.nextInt(sentByDevice.get(d).size()));
                     count("id reused for another event");
-                    records.add(valid(phase, d, (String) earlier[2], lo + (long) (rnd.nextDouble() * (hi - lo)), randomType(), true));
+                    records.add(valid(
+                            phase,
+                            d,
+                            (String) earlier[2],
+                            lo + (long) (rnd.nextDouble() * (hi - lo)),
+                            randomType(),
+                            true));
                 } else {
                     records.add(bad(d, lo));
                 }
@@ -351,9 +411,13 @@ class RecountDifferentialTest {
 
         private ProducerRecord<byte[], byte[]> quiet(int phase, String type, long ts) {
             maxTs[0] = Math.max(maxTs[0], ts);
-            return new ProducerRecord<>(TOPIC, 0, bytes("quiet"), bytes(String.format(
-                    "{\"eventId\":\"q%d\",\"deviceId\":\"quiet\",\"lineId\":\"L9\",\"type\":\"%s\",\"ts\":%d}",
-                    phase, type, ts)));
+            return new ProducerRecord<>(
+                    TOPIC,
+                    0,
+                    bytes("quiet"),
+                    bytes(String.format(
+                            "{\"eventId\":\"q%d\",\"deviceId\":\"quiet\",\"lineId\":\"L9\",\"type\":\"%s\",\"ts\":%d}",
+                            phase, type, ts)));
         }
 
         private String newId() {
@@ -365,7 +429,8 @@ class RecountDifferentialTest {
             return t < 6 ? "PIECE_PRODUCED" : t < 8 ? "DOWNTIME_START" : "DOWNTIME_END";
         }
 
-        private ProducerRecord<byte[], byte[]> valid(int phase, int d, String id, long ts, String type, boolean mayBeLarge) {
+        private ProducerRecord<byte[], byte[]> valid(
+                int phase, int d, String id, long ts, String type, boolean mayBeLarge) {
             if (rnd.nextInt(10) == 0) {
                 lineOf[d] = "L" + (1 + rnd.nextInt(4));
                 count("line change");
@@ -382,8 +447,11 @@ class RecountDifferentialTest {
             String tsText = rnd.nextBoolean() ? Long.toString(ts) : "\"" + Instant.ofEpochMilli(ts) + "\"";
             String count = rnd.nextInt(4) == 0 ? "" : ",\"count\":" + rnd.nextInt(4);
             // Some events carry a note that makes them large; some too large.
-            String note = mayBeLarge && rnd.nextInt(8) == 0 ? ",\"note\":\"" + "x".repeat(1_700 + rnd.nextInt(500)) + "\"" : "";
-            byte[] value = bytes(String.format("{\"eventId\":\"%s\",\"deviceId\":\"d%d\",\"lineId\":\"%s\",\"type\":\"%s\",\"ts\":%s%s%s}",
+            String note = mayBeLarge && rnd.nextInt(8) == 0
+                    ? ",\"note\":\"" + "x".repeat(1_700 + rnd.nextInt(500)) + "\""
+                    : "";
+            byte[] value = bytes(String.format(
+                    "{\"eventId\":\"%s\",\"deviceId\":\"d%d\",\"lineId\":\"%s\",\"type\":\"%s\",\"ts\":%s%s%s}",
                     id, d, lineOf[d], type, tsText, count, note));
             if (value.length > MAX_BYTES) {
                 count("oversized");
@@ -402,18 +470,29 @@ class RecountDifferentialTest {
             String dev = "d" + d;
             String[] kinds = {
                 "{\"eventId\":\"x\",\"deviceId\":\"" + dev,
-                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev + "\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + "}",
-                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev + "\",\"lineId\":\"L1\",\"type\":\"EXPLODED\",\"ts\":" + ts + "}",
-                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + ",\"count\":-2}",
-                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + ",\"count\":1.5}",
-                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + ",\"count\":4294967296}",
-                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":\"yesterday\"}",
-                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + "} trailing",
-                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":"
+                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev + "\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts
+                        + "}",
+                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev
+                        + "\",\"lineId\":\"L1\",\"type\":\"EXPLODED\",\"ts\":" + ts + "}",
+                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev
+                        + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + ",\"count\":-2}",
+                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev
+                        + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + ",\"count\":1.5}",
+                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev
+                        + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + ",\"count\":4294967296}",
+                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev
+                        + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":\"yesterday\"}",
+                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev
+                        + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + "} trailing",
+                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev
+                        + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":"
                         + (wallClock + Duration.ofHours(3).toMillis()) + "}",
-                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":\"1990-01-01T00:00:00Z\"}",
-                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev + "\",\"lineId\":\"L\\u0000\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + "}",
-                "{\"eventId\":\"\",\"deviceId\":\"" + dev + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + "}",
+                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev
+                        + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":\"1990-01-01T00:00:00Z\"}",
+                "{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev
+                        + "\",\"lineId\":\"L\\u0000\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + "}",
+                "{\"eventId\":\"\",\"deviceId\":\"" + dev + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":"
+                        + ts + "}",
                 "[1,2,3]",
             };
             int k = rnd.nextInt(kinds.length + 2);
@@ -423,8 +502,12 @@ class RecountDifferentialTest {
             }
             if (k == kinds.length + 1) {
                 // Key and deviceId differ.
-                return new ProducerRecord<>(TOPIC, d % PARTITIONS, bytes("d" + ((d + PARTITIONS) % DEVICES) + "x"),
-                        bytes("{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + "}"));
+                return new ProducerRecord<>(
+                        TOPIC,
+                        d % PARTITIONS,
+                        bytes("d" + ((d + PARTITIONS) % DEVICES) + "x"),
+                        bytes("{\"eventId\":\"" + newId() + "\",\"deviceId\":\"" + dev
+                                + "\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + ts + "}"));
             }
             return record(d, bytes(kinds[k]));
         }

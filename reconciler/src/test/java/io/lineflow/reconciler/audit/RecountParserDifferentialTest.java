@@ -22,8 +22,14 @@ import java.util.Random;
  */
 class RecountParserDifferentialTest {
     private static final int RECORDS = 20_000;
-    private static final WindowRecount.Rules RULES = new WindowRecount.Rules(300_000, 60_000, 10_000, 3_600_000, 65_536,
-            3_600_000, Instant.parse("2000-01-01T00:00:00Z").toEpochMilli());
+    private static final WindowRecount.Rules RULES = new WindowRecount.Rules(
+            300_000,
+            60_000,
+            10_000,
+            3_600_000,
+            65_536,
+            3_600_000,
+            Instant.parse("2000-01-01T00:00:00Z").toEpochMilli());
 
     private final DeviceEventJson job = DeviceEventJson.fromConfig(new Configuration());
 
@@ -36,14 +42,18 @@ class RecountParserDifferentialTest {
         int accepted = 0;
         for (int i = 0; i < RECORDS && disagreements.size() < 10; i++) {
             String device = rnd.nextInt(10) == 0 ? "d\u0000" : "d" + rnd.nextInt(3);
-            byte[] key = rnd.nextInt(30) == 0 ? null
+            byte[] key = rnd.nextInt(30) == 0
+                    ? null
                     : (rnd.nextInt(20) == 0 ? "other" : device).getBytes(StandardCharsets.UTF_8);
             byte[] value = mutated(rnd, device, now).getBytes(StandardCharsets.UTF_8);
             ParsedRecord byJob = job.parse(key, value, "t", 0, i, now);
-            long recountInvalid = WindowRecount.recount(List.of(new WindowRecount.Input(0, now, key, value)), RULES).invalid();
+            long recountInvalid = WindowRecount.recount(List.of(new WindowRecount.Input(0, now, key, value)), RULES)
+                    .invalid();
             if (byJob.isAccepted() != (recountInvalid == 0)) {
-                disagreements.add((byJob.isAccepted() ? "job accepts, recount rejects: " : "job rejects (" + byJob.rejected.reason
-                        + "), recount accepts: ") + new String(value, StandardCharsets.UTF_8));
+                disagreements.add((byJob.isAccepted()
+                                ? "job accepts, recount rejects: "
+                                : "job rejects (" + byJob.rejected.reason + "), recount accepts: ")
+                        + new String(value, StandardCharsets.UTF_8));
             }
             accepted += byJob.isAccepted() ? 1 : 0;
         }
@@ -53,13 +63,42 @@ class RecountParserDifferentialTest {
 
     private static String mutated(Random rnd, String device, long now) {
         String[] ts = {
-            Long.toString(now - rnd.nextInt(86_400_000)), "\"" + Instant.ofEpochMilli(now - rnd.nextInt(86_400_000)) + "\"",
-            Long.toString(now + 7_200_000), "\"+300000000-01-01T00:00:00Z\"", "\"-300000000-01-01T00:00:00Z\"",
-            "-300000000000000", "92233720368547758070", "\"1999-12-31T23:59:59Z\"", "0", "1.5", "\"soon\"", "null", "[]",
+            Long.toString(now - rnd.nextInt(86_400_000)),
+            "\"" + Instant.ofEpochMilli(now - rnd.nextInt(86_400_000)) + "\"",
+            Long.toString(now + 7_200_000),
+            "\"+300000000-01-01T00:00:00Z\"",
+            "\"-300000000-01-01T00:00:00Z\"",
+            "-300000000000000",
+            "92233720368547758070",
+            "\"1999-12-31T23:59:59Z\"",
+            "0",
+            "1.5",
+            "\"soon\"",
+            "null",
+            "[]",
         };
-        String[] count = {"1", "0", "3", "-1", "2147483647", "2147483648", "99999999999999999999", "1.0", "\"2\"", "null", "{}"};
-        String[] text = {"\"L1\"", "\"\"", "\"L\\u0000\"", "\"\\ud800\"", "\"\\ud83d\\ude00\"", "null", "7", "\"" + "x".repeat(1_100) + "\""};
-        String[] type = {"\"PIECE_PRODUCED\"", "\"DOWNTIME_START\"", "\"DOWNTIME_END\"", "\"piece_produced\"", "\"BOOM\"", "null", "1"};
+        String[] count = {
+            "1", "0", "3", "-1", "2147483647", "2147483648", "99999999999999999999", "1.0", "\"2\"", "null", "{}"
+        };
+        String[] text = {
+            "\"L1\"",
+            "\"\"",
+            "\"L\\u0000\"",
+            "\"\\ud800\"",
+            "\"\\ud83d\\ude00\"",
+            "null",
+            "7",
+            "\"" + "x".repeat(1_100) + "\""
+        };
+        String[] type = {
+            "\"PIECE_PRODUCED\"",
+            "\"DOWNTIME_START\"",
+            "\"DOWNTIME_END\"",
+            "\"piece_produced\"",
+            "\"BOOM\"",
+            "null",
+            "1"
+        };
         StringBuilder b = new StringBuilder("{");
         List<String> fields = new ArrayList<>(List.of(
                 "\"eventId\":" + (rnd.nextInt(6) == 0 ? pick(rnd, text) : "\"e" + rnd.nextInt(1000) + "\""),
@@ -74,7 +113,8 @@ class RecountParserDifferentialTest {
             fields.add("\"reason\":" + pick(rnd, text));
         }
         if (rnd.nextInt(5) == 0) {
-            fields.add("\"extra\":{\"nested\":[1,{\"deep\":[[[]]]}],\"s\":\"" + "y".repeat(rnd.nextInt(3) == 0 ? 70_000 : 10) + "\"}");
+            fields.add("\"extra\":{\"nested\":[1,{\"deep\":[[[]]]}],\"s\":\""
+                    + "y".repeat(rnd.nextInt(3) == 0 ? 70_000 : 10) + "\"}");
         }
         if (rnd.nextInt(8) == 0) {
             fields.remove(rnd.nextInt(fields.size()));

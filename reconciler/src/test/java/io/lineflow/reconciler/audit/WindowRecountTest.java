@@ -2,18 +2,24 @@ package io.lineflow.reconciler.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.Test;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.Test;
-
 class WindowRecountTest {
     private static final long T0 = Instant.parse("2026-11-01T10:00:00Z").toEpochMilli();
     private static final long W = 300_000;
 
-    private static final WindowRecount.Rules RULES = new WindowRecount.Rules(W, 60_000, 10_000, 3_600_000, 65_536, 3_600_000,
+    private static final WindowRecount.Rules RULES = new WindowRecount.Rules(
+            W,
+            60_000,
+            10_000,
+            3_600_000,
+            65_536,
+            3_600_000,
             Instant.parse("2000-01-01T00:00:00Z").toEpochMilli());
 
     private final List<WindowRecount.Input> records = new ArrayList<>();
@@ -21,13 +27,18 @@ class WindowRecountTest {
     private long processingTime = T0 + 3_600_000;
 
     private void event(int partition, String id, String device, String type, double minute) {
-        String json = String.format("{\"eventId\":\"%s\",\"deviceId\":\"%s\",\"lineId\":\"L1\",\"type\":\"%s\",\"ts\":%d}",
+        String json = String.format(
+                "{\"eventId\":\"%s\",\"deviceId\":\"%s\",\"lineId\":\"L1\",\"type\":\"%s\",\"ts\":%d}",
                 id, device, type, T0 + Math.round(minute * 60_000));
         raw(partition, device, json);
     }
 
     private void raw(int partition, String key, String value) {
-        records.add(new WindowRecount.Input(partition, processingTime, key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8)));
+        records.add(new WindowRecount.Input(
+                partition,
+                processingTime,
+                key.getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8)));
     }
 
     private static String key(String device, double minute) {
@@ -95,7 +106,9 @@ class WindowRecountTest {
         WindowRecount.Result r = WindowRecount.recount(records, RULES);
 
         assertThat(r.rows().get(key("d1", 0)).lineId()).isEqualTo("L1");
-        assertThat(r.rows().get(key("d1", 5)).lineId()).as("silent window, from the carry").isEqualTo("L1");
+        assertThat(r.rows().get(key("d1", 5)).lineId())
+                .as("silent window, from the carry")
+                .isEqualTo("L1");
         assertThat(r.rows().get(key("d1", 5)).downtimeMillis()).isEqualTo(W);
     }
 
@@ -133,17 +146,44 @@ class WindowRecountTest {
 
     @Test
     void leavesOutWhatTheJobsParserRejectsWithTheJobsLimits() {
-        WindowRecount.Rules small = new WindowRecount.Rules(W, 60_000, 10_000, 3_600_000, 200, 60_000,
+        WindowRecount.Rules small = new WindowRecount.Rules(
+                W,
+                60_000,
+                10_000,
+                3_600_000,
+                200,
+                60_000,
                 Instant.parse("2026-01-01T00:00:00Z").toEpochMilli());
         processingTime = T0;
         event(0, "a", "d1", "PIECE_PRODUCED", 1.5); // 1.5 min ahead of the record's time: beyond 1 min
-        raw(0, "d1", "{\"eventId\":\"b\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":\"2025-06-01T00:00:00Z\"}");
-        raw(0, "d1", "{\"eventId\":\"c\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + T0
-                + ",\"note\":\"" + "x".repeat(150) + "\"}");
-        raw(0, "d1", "{\"eventId\":\"\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + T0 + "}");
-        raw(0, "d1", "{\"eventId\":\"e\",\"deviceId\":\"d1\",\"lineId\":\"L\\u0000\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + T0 + "}");
-        raw(0, "d1", "{\"eventId\":\"f\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + T0 + "} x");
-        raw(0, "d1", "{\"eventId\":\"g\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":\"+300000000-01-01T00:00:00Z\"}");
+        raw(
+                0,
+                "d1",
+                "{\"eventId\":\"b\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":\"2025-06-01T00:00:00Z\"}");
+        raw(
+                0,
+                "d1",
+                "{\"eventId\":\"c\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + T0
+                        + ",\"note\":\"" + "x".repeat(150) + "\"}");
+        raw(
+                0,
+                "d1",
+                "{\"eventId\":\"\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + T0
+                        + "}");
+        raw(
+                0,
+                "d1",
+                "{\"eventId\":\"e\",\"deviceId\":\"d1\",\"lineId\":\"L\\u0000\",\"type\":\"PIECE_PRODUCED\",\"ts\":"
+                        + T0 + "}");
+        raw(
+                0,
+                "d1",
+                "{\"eventId\":\"f\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":" + T0
+                        + "} x");
+        raw(
+                0,
+                "d1",
+                "{\"eventId\":\"g\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":\"PIECE_PRODUCED\",\"ts\":\"+300000000-01-01T00:00:00Z\"}");
         event(0, "h", "d1", "PIECE_PRODUCED", 0.5); // the only one counted
 
         WindowRecount.Result r = WindowRecount.recount(records, small);
@@ -153,7 +193,11 @@ class WindowRecountTest {
     }
 
     private void lineEvent(int partition, String id, String device, String line, String type, double minute) {
-        raw(partition, device, String.format("{\"eventId\":\"%s\",\"deviceId\":\"%s\",\"lineId\":\"%s\",\"type\":\"%s\",\"ts\":%d}",
-                id, device, line, type, T0 + Math.round(minute * 60_000)));
+        raw(
+                partition,
+                device,
+                String.format(
+                        "{\"eventId\":\"%s\",\"deviceId\":\"%s\",\"lineId\":\"%s\",\"type\":\"%s\",\"ts\":%d}",
+                        id, device, line, type, T0 + Math.round(minute * 60_000)));
     }
 }

@@ -39,8 +39,11 @@ class RuntimeChecksTest {
 
     @Test
     void healthyObservationWithHistoryHasNoFindings() {
-        Observation o = observation(healthyFlink(), healthyKafka(),
-                List.of(sample(Duration.ofMinutes(5), 0L, 0L, 1_000_000L - 30_000, 500L),
+        Observation o = observation(
+                healthyFlink(),
+                healthyKafka(),
+                List.of(
+                        sample(Duration.ofMinutes(5), 0L, 0L, 1_000_000L - 30_000, 500L),
                         sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L - 6_000, 500L)));
         assertThat(new HealthEvaluator(conf, CLOCK).evaluate(o).findings()).isEmpty();
     }
@@ -61,8 +64,13 @@ class RuntimeChecksTest {
 
     @Test
     void reportsJobNotRunningFromOperatorStatusWhenRestIsDown() {
-        Observation o = new Observation(NOW, TestUtils.goodSpec(), new KubernetesStatus("FAILED", "ERROR", "FAILED", "boom"),
-                FlinkObservation.failed("http://x", "ConnectException: refused"), null, List.of());
+        Observation o = new Observation(
+                NOW,
+                TestUtils.goodSpec(),
+                new KubernetesStatus("FAILED", "ERROR", "FAILED", "boom"),
+                FlinkObservation.failed("http://x", "ConnectException: refused"),
+                null,
+                List.of());
         HealthResult r = RuntimeChecks.jobNotRunning(o);
         assertThat(r.has(FindingCode.JOB_NOT_RUNNING)).isTrue();
         assertThat(r.findings().get(0).message()).contains("boom");
@@ -70,15 +78,31 @@ class RuntimeChecksTest {
 
     @Test
     void runningJobIsNotReportedAndSuspendedJobIsOnlyInfo() {
-        assertThat(RuntimeChecks.jobNotRunning(observation(healthyFlink(), null, List.of())).findings()).isEmpty();
-        var suspended = new io.lineflow.reconciler.model.SpecObservation("flink", "lineflow", Map.of(), TestUtils.goodConf(), true, "last-state", "suspended", 1, List.of(), List.of());
-        Observation o = new Observation(NOW, suspended, new KubernetesStatus("SUSPENDED", "READY", "SUSPENDED", null), null, null, List.of());
+        assertThat(RuntimeChecks.jobNotRunning(observation(healthyFlink(), null, List.of()))
+                        .findings())
+                .isEmpty();
+        var suspended = new io.lineflow.reconciler.model.SpecObservation(
+                "flink",
+                "lineflow",
+                Map.of(),
+                TestUtils.goodConf(),
+                true,
+                "last-state",
+                "suspended",
+                1,
+                List.of(),
+                List.of());
+        Observation o = new Observation(
+                NOW, suspended, new KubernetesStatus("SUSPENDED", "READY", "SUSPENDED", null), null, null, List.of());
         assertThat(RuntimeChecks.jobNotRunning(o).worst()).contains(Severity.INFO);
     }
 
     @Test
     void unreachableRestEndpointIsAFindingNotACrash() {
-        Observation o = observation(FlinkObservation.failed("http://lineflow-rest:8081", "HttpConnectTimeoutException: timed out"), null, List.of());
+        Observation o = observation(
+                FlinkObservation.failed("http://lineflow-rest:8081", "HttpConnectTimeoutException: timed out"),
+                null,
+                List.of());
         HealthResult r = new HealthEvaluator(conf, CLOCK).evaluate(o);
         assertThat(r.has(FindingCode.OBSERVATION_FAILED)).isTrue();
         assertThat(r.find(FindingCode.OBSERVATION_FAILED).get().evidence()).containsEntry("source", "flink-rest");
@@ -86,8 +110,12 @@ class RuntimeChecksTest {
 
     @Test
     void reportsRestartLoopWhenRestartsGrowWithinWindow() {
-        Observation o = observation(flink(job("RUNNING", 7, checkpoints(NOW, 5, 0), null)), null,
-                List.of(sample(Duration.ofMinutes(8), 3L, 0L, null, null), sample(Duration.ofMinutes(4), 5L, 0L, null, null)));
+        Observation o = observation(
+                flink(job("RUNNING", 7, checkpoints(NOW, 5, 0), null)),
+                null,
+                List.of(
+                        sample(Duration.ofMinutes(8), 3L, 0L, null, null),
+                        sample(Duration.ofMinutes(4), 5L, 0L, null, null)));
         HealthResult r = RuntimeChecks.restartLoop(o, conf);
         assertThat(r.codes()).containsExactly(FindingCode.RESTART_LOOP);
         assertThat(r.findings().get(0).evidence()).containsEntry("restartsInWindow", 4L);
@@ -95,37 +123,59 @@ class RuntimeChecksTest {
 
     @Test
     void doesNotReportOldRestartsOutsideTheWindow() {
-        Observation o = observation(flink(job("RUNNING", 7, checkpoints(NOW, 5, 0), null)), null,
-                List.of(sample(Duration.ofMinutes(30), 0L, 0L, null, null), sample(Duration.ofMinutes(5), 6L, 0L, null, null)));
+        Observation o = observation(
+                flink(job("RUNNING", 7, checkpoints(NOW, 5, 0), null)),
+                null,
+                List.of(
+                        sample(Duration.ofMinutes(30), 0L, 0L, null, null),
+                        sample(Duration.ofMinutes(5), 6L, 0L, null, null)));
         assertThat(RuntimeChecks.restartLoop(o, conf).findings()).isEmpty();
     }
 
     @Test
     void reportsStaleCheckpointWhenNoneCompletedWithinWindow() {
         // max(60 s, 2 min) × (3 + 2) = 10 min allowed; latest is 11 min old.
-        Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW.minus(Duration.ofMinutes(11)), 10, 0), null)), null, List.of());
+        Observation o = observation(
+                flink(job("RUNNING", 0, checkpoints(NOW.minus(Duration.ofMinutes(11)), 10, 0), null)), null, List.of());
         HealthResult r = RuntimeChecks.checkpointStale(o, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.CHECKPOINT_STALE);
-        assertThat(r.findings().get(0).evidence()).containsEntry("allowedSeconds", 600L).containsEntry("checkpointAgeSeconds", 660L);
+        assertThat(r.findings().get(0).evidence())
+                .containsEntry("allowedSeconds", 600L)
+                .containsEntry("checkpointAgeSeconds", 660L);
     }
 
     @Test
     void doesNotReportCheckpointJustInsideTheWindow() {
-        Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW.minus(Duration.ofMinutes(9)), 10, 0), null)), null, List.of());
+        Observation o = observation(
+                flink(job("RUNNING", 0, checkpoints(NOW.minus(Duration.ofMinutes(9)), 10, 0), null)), null, List.of());
         assertThat(RuntimeChecks.checkpointStale(o, CLOCK).findings()).isEmpty();
     }
 
     @Test
     void reportsStaleWhenNoCheckpointEverCompletedLongAfterStart() {
         Observation o = observation(flink(job("RUNNING", 0, checkpoints(null, 0, 0), null)), null, List.of());
-        assertThat(RuntimeChecks.checkpointStale(o, CLOCK).findings().get(0).message()).contains("since the job started");
+        assertThat(RuntimeChecks.checkpointStale(o, CLOCK).findings().get(0).message())
+                .contains("since the job started");
     }
 
     @Test
     void reportsCheckpointFailuresCountedFromHistory() {
-        Checkpoints cp = new Checkpoints(true, Duration.ofSeconds(60), Duration.ofMinutes(2), 3, true, 100, 4, 0, 100L,
-                NOW.minusSeconds(50), "s3://x/chk-100", NOW.minusSeconds(20), "Checkpoint expired before completing.");
-        Observation o = observation(flink(job("RUNNING", 0, cp, null)), null, List.of(sample(Duration.ofMinutes(5), 0L, 1L, null, null)));
+        Checkpoints cp = new Checkpoints(
+                true,
+                Duration.ofSeconds(60),
+                Duration.ofMinutes(2),
+                3,
+                true,
+                100,
+                4,
+                0,
+                100L,
+                NOW.minusSeconds(50),
+                "s3://x/chk-100",
+                NOW.minusSeconds(20),
+                "Checkpoint expired before completing.");
+        Observation o = observation(
+                flink(job("RUNNING", 0, cp, null)), null, List.of(sample(Duration.ofMinutes(5), 0L, 1L, null, null)));
         HealthResult r = RuntimeChecks.checkpointFailures(o, conf, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.CHECKPOINT_FAILURES);
         assertThat(r.worst()).contains(Severity.CRITICAL);
@@ -137,34 +187,77 @@ class RuntimeChecksTest {
         // Seen on the e2e cluster, at the first start and again after a JobManager pod was
         // replaced: the job runs before its TaskManager pod does, Flink refuses the triggers and
         // counts them as failed, but no failed checkpoint exists (latest failed: none).
-        Observation starting = observation(flink(job("RUNNING", 0, checkpoints(null, 0, 2), null)), null,
+        Observation starting = observation(
+                flink(job("RUNNING", 0, checkpoints(null, 0, 2), null)),
+                null,
                 List.of(sample(Duration.ofMinutes(1), 0L, 0L, null, null)));
-        assertThat(RuntimeChecks.checkpointFailures(starting, conf, CLOCK).findings()).isEmpty();
-        Observation recovered = observation(flink(job("RUNNING", 1, checkpoints(NOW.minusSeconds(5), 24, 4), null)), null,
-                List.of(sample(Duration.ofMinutes(5), 0L, 0L, null, null), sample(Duration.ofMinutes(1), 1L, 3L, null, null)));
-        assertThat(RuntimeChecks.checkpointFailures(recovered, conf, CLOCK).findings()).isEmpty();
+        assertThat(RuntimeChecks.checkpointFailures(starting, conf, CLOCK).findings())
+                .isEmpty();
+        Observation recovered = observation(
+                flink(job("RUNNING", 1, checkpoints(NOW.minusSeconds(5), 24, 4), null)),
+                null,
+                List.of(
+                        sample(Duration.ofMinutes(5), 0L, 0L, null, null),
+                        sample(Duration.ofMinutes(1), 1L, 3L, null, null)));
+        assertThat(RuntimeChecks.checkpointFailures(recovered, conf, CLOCK).findings())
+                .isEmpty();
 
         // The same counts with a checkpoint that did fail within the window are reported.
-        Checkpoints failed = new Checkpoints(true, Duration.ofSeconds(60), Duration.ofMinutes(2), 3, true, 24, 4, 0, 24L,
-                NOW.minusSeconds(5), "s3://x/chk-24", NOW.minusSeconds(70), "Checkpoint expired before completing.");
-        Observation failing = observation(flink(job("RUNNING", 1, failed, null)), null,
-                List.of(sample(Duration.ofMinutes(5), 0L, 0L, null, null), sample(Duration.ofMinutes(1), 1L, 3L, null, null)));
-        assertThat(RuntimeChecks.checkpointFailures(failing, conf, CLOCK).codes()).containsExactly(FindingCode.CHECKPOINT_FAILURES);
+        Checkpoints failed = new Checkpoints(
+                true,
+                Duration.ofSeconds(60),
+                Duration.ofMinutes(2),
+                3,
+                true,
+                24,
+                4,
+                0,
+                24L,
+                NOW.minusSeconds(5),
+                "s3://x/chk-24",
+                NOW.minusSeconds(70),
+                "Checkpoint expired before completing.");
+        Observation failing = observation(
+                flink(job("RUNNING", 1, failed, null)),
+                null,
+                List.of(
+                        sample(Duration.ofMinutes(5), 0L, 0L, null, null),
+                        sample(Duration.ofMinutes(1), 1L, 3L, null, null)));
+        assertThat(RuntimeChecks.checkpointFailures(failing, conf, CLOCK).codes())
+                .containsExactly(FindingCode.CHECKPOINT_FAILURES);
     }
 
     @Test
     void oldCheckpointFailuresAreNotReported() {
-        Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(30), 100, 2), null)), null,
+        Observation o = observation(
+                flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(30), 100, 2), null)),
+                null,
                 List.of(sample(Duration.ofMinutes(5), 0L, 2L, null, null)));
         assertThat(RuntimeChecks.checkpointFailures(o, conf, CLOCK).findings()).isEmpty();
     }
 
     @Test
     void reportsLatestCheckpointWithoutExternalPath() {
-        Checkpoints cp = new Checkpoints(true, Duration.ofSeconds(60), Duration.ofMinutes(2), 0, false, 5, 0, 0, 5L, NOW,
-                RuntimeChecks.NOT_ADDRESSABLE, null, null);
-        assertThat(RuntimeChecks.checkpointNotExternal(observation(flink(job("RUNNING", 0, cp, null)), null, List.of())).has(FindingCode.CHECKPOINT_NOT_EXTERNAL)).isTrue();
-        assertThat(RuntimeChecks.checkpointNotExternal(observation(healthyFlink(), null, List.of())).findings()).isEmpty();
+        Checkpoints cp = new Checkpoints(
+                true,
+                Duration.ofSeconds(60),
+                Duration.ofMinutes(2),
+                0,
+                false,
+                5,
+                0,
+                0,
+                5L,
+                NOW,
+                RuntimeChecks.NOT_ADDRESSABLE,
+                null,
+                null);
+        assertThat(RuntimeChecks.checkpointNotExternal(observation(flink(job("RUNNING", 0, cp, null)), null, List.of()))
+                        .has(FindingCode.CHECKPOINT_NOT_EXTERNAL))
+                .isTrue();
+        assertThat(RuntimeChecks.checkpointNotExternal(observation(healthyFlink(), null, List.of()))
+                        .findings())
+                .isEmpty();
     }
 
     @Test
@@ -174,15 +267,24 @@ class RuntimeChecksTest {
         HealthResult r = RuntimeChecks.kafkaRetentionTooShort(o, conf, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.KAFKA_RETENTION_TOO_SHORT);
         assertThat(r.findings().get(0).evidence()).containsEntry("requiredSeconds", 600L + 1800 + 14400);
-        assertThat(RuntimeChecks.kafkaRetentionTooShort(observation(healthyFlink(), kafka(1000, 0L, null), List.of()), conf, CLOCK).findings())
-                .as("unlimited retention").isEmpty();
-        assertThat(RuntimeChecks.kafkaRetentionTooShort(observation(healthyFlink(), healthyKafka(), List.of()), conf, CLOCK).findings()).isEmpty();
+        assertThat(RuntimeChecks.kafkaRetentionTooShort(
+                                observation(healthyFlink(), kafka(1000, 0L, null), List.of()), conf, CLOCK)
+                        .findings())
+                .as("unlimited retention")
+                .isEmpty();
+        assertThat(RuntimeChecks.kafkaRetentionTooShort(
+                                observation(healthyFlink(), healthyKafka(), List.of()), conf, CLOCK)
+                        .findings())
+                .isEmpty();
     }
 
     @Test
     void reportsGrowingConsumerLag() {
-        Observation o = observation(healthyFlink(), kafka(1_000_000, 60_000L, Duration.ofDays(7)),
-                List.of(sample(Duration.ofMinutes(8), 0L, 0L, 900_000L, 10_000L),
+        Observation o = observation(
+                healthyFlink(),
+                kafka(1_000_000, 60_000L, Duration.ofDays(7)),
+                List.of(
+                        sample(Duration.ofMinutes(8), 0L, 0L, 900_000L, 10_000L),
                         sample(Duration.ofMinutes(5), 0L, 0L, 940_000L, 25_000L),
                         sample(Duration.ofMinutes(2), 0L, 0L, 970_000L, 45_000L)));
         HealthResult r = RuntimeChecks.consumerLagGrowing(o, conf);
@@ -192,8 +294,11 @@ class RuntimeChecksTest {
 
     @Test
     void doesNotReportSawtoothLagThatIsNotGrowing() {
-        Observation o = observation(healthyFlink(), kafka(1_000_000, 6_000L, Duration.ofDays(7)),
-                List.of(sample(Duration.ofMinutes(8), 0L, 0L, 900_000L, 5_000L),
+        Observation o = observation(
+                healthyFlink(),
+                kafka(1_000_000, 6_000L, Duration.ofDays(7)),
+                List.of(
+                        sample(Duration.ofMinutes(8), 0L, 0L, 900_000L, 5_000L),
                         sample(Duration.ofMinutes(5), 0L, 0L, 940_000L, 12_000L),
                         sample(Duration.ofMinutes(2), 0L, 0L, 970_000L, 4_000L)));
         assertThat(RuntimeChecks.consumerLagGrowing(o, conf).findings()).isEmpty();
@@ -202,11 +307,14 @@ class RuntimeChecksTest {
     @Test
     void reportsDuplicateConsumptionWhenSourceEmitsTwiceTheProduceRate() {
         // 6000 records in 60 s = 100/s produced; the source emits 199/s.
-        Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(199))),
-                kafka(1_006_000, 500L, Duration.ofDays(7)), List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 500L)));
+        Observation o = observation(
+                flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(199))),
+                kafka(1_006_000, 500L, Duration.ofDays(7)),
+                List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 500L)));
         HealthResult r = RuntimeChecks.duplicateConsumption(o, conf);
         assertThat(r.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
-        assertThat((Double) r.findings().get(0).evidence().get("ratio")).isCloseTo(1.99, org.assertj.core.data.Offset.offset(0.01));
+        assertThat((Double) r.findings().get(0).evidence().get("ratio"))
+                .isCloseTo(1.99, org.assertj.core.data.Offset.offset(0.01));
     }
 
     @Test
@@ -215,64 +323,110 @@ class RuntimeChecksTest {
         // checkpoint and re-read what came after it; the committed offsets did not move back, so
         // the source emitted 4.7 times the consumption rate. The replay is correct, not a double read.
         FlinkObservation.Job taskRestart = job("RUNNING", 1, checkpoints(NOW.minusSeconds(10), 10, 0), source(199));
-        Observation afterTaskRestart = observation(flink(taskRestart), kafka(1_006_000, 500L, Duration.ofDays(7)),
-                List.of(sample(Duration.ofSeconds(150), 0L, 0L, 991_000L, 500L), sample(Duration.ofSeconds(60), 1L, 0L, 1_000_000L, 500L)));
-        assertThat(RuntimeChecks.duplicateConsumption(afterTaskRestart, conf).findings()).isEmpty();
-        FlinkObservation.Job failedOver = new FlinkObservation.Job("abc", "lineflow", "RUNNING", NOW.minusSeconds(90), 0L,
-                checkpoints(NOW.minusSeconds(10), 10, 0), List.of(source(199)));
-        Observation afterFailover = observation(flink(failedOver), kafka(1_006_000, 500L, Duration.ofDays(7)),
+        Observation afterTaskRestart = observation(
+                flink(taskRestart),
+                kafka(1_006_000, 500L, Duration.ofDays(7)),
+                List.of(
+                        sample(Duration.ofSeconds(150), 0L, 0L, 991_000L, 500L),
+                        sample(Duration.ofSeconds(60), 1L, 0L, 1_000_000L, 500L)));
+        assertThat(RuntimeChecks.duplicateConsumption(afterTaskRestart, conf).findings())
+                .isEmpty();
+        FlinkObservation.Job failedOver = new FlinkObservation.Job(
+                "abc",
+                "lineflow",
+                "RUNNING",
+                NOW.minusSeconds(90),
+                0L,
+                checkpoints(NOW.minusSeconds(10), 10, 0),
+                List.of(source(199)));
+        Observation afterFailover = observation(
+                flink(failedOver),
+                kafka(1_006_000, 500L, Duration.ofDays(7)),
                 List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 500L)));
-        assertThat(RuntimeChecks.duplicateConsumption(afterFailover, conf).findings()).isEmpty();
+        assertThat(RuntimeChecks.duplicateConsumption(afterFailover, conf).findings())
+                .isEmpty();
     }
 
     @Test
     void aDoubleReadLongAfterTheLastRestoreIsStillCaught() {
-        FlinkObservation.Job restartedLongAgo = job("RUNNING", 1, checkpoints(NOW.minusSeconds(10), 10, 0), source(199));
-        Observation o = observation(flink(restartedLongAgo), kafka(1_006_000, 500L, Duration.ofDays(7)),
-                List.of(sample(Duration.ofSeconds(300), 1L, 0L, 976_000L, 500L), sample(Duration.ofSeconds(60), 1L, 0L, 1_000_000L, 500L)));
-        assertThat(RuntimeChecks.duplicateConsumption(o, conf).codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
+        FlinkObservation.Job restartedLongAgo =
+                job("RUNNING", 1, checkpoints(NOW.minusSeconds(10), 10, 0), source(199));
+        Observation o = observation(
+                flink(restartedLongAgo),
+                kafka(1_006_000, 500L, Duration.ofDays(7)),
+                List.of(
+                        sample(Duration.ofSeconds(300), 1L, 0L, 976_000L, 500L),
+                        sample(Duration.ofSeconds(60), 1L, 0L, 1_000_000L, 500L)));
+        assertThat(RuntimeChecks.duplicateConsumption(o, conf).codes())
+                .containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
     }
 
     @Test
     void catchingUpAfterDowntimeIsNotDuplicateConsumption() {
         // 100/s produced, lag shrinking by 100/s: the source rightly emits 200/s.
-        Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(200))),
-                kafka(1_006_000, 4_000L, Duration.ofDays(7)), List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 10_000L)));
+        Observation o = observation(
+                flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(200))),
+                kafka(1_006_000, 4_000L, Duration.ofDays(7)),
+                List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 10_000L)));
         assertThat(RuntimeChecks.duplicateConsumption(o, conf).findings()).isEmpty();
-        assertThat(RuntimeChecks.rates(o, conf).get().ratio()).isCloseTo(1.0, org.assertj.core.data.Offset.offset(0.01));
+        assertThat(RuntimeChecks.rates(o, conf).get().ratio())
+                .isCloseTo(1.0, org.assertj.core.data.Offset.offset(0.01));
     }
 
     @Test
     void reportsDuplicateConsumptionWhenMoreReaderAssignmentsThanPartitions() {
-        FlinkObservation.Source doubled = new FlinkObservation.Source("v1", "Source: kafka-source", 4, null, 8, Set.of(0, 1, 2, 3));
-        Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW, 10, 0), doubled)), healthyKafka(), List.of());
+        FlinkObservation.Source doubled =
+                new FlinkObservation.Source("v1", "Source: kafka-source", 4, null, 8, Set.of(0, 1, 2, 3));
+        Observation o =
+                observation(flink(job("RUNNING", 0, checkpoints(NOW, 10, 0), doubled)), healthyKafka(), List.of());
         HealthResult r = RuntimeChecks.duplicateConsumption(o, conf);
         assertThat(r.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
-        assertThat(r.findings().get(0).evidence()).containsEntry("assignedSplits", 8).containsEntry("topicPartitions", 4);
+        assertThat(r.findings().get(0).evidence())
+                .containsEntry("assignedSplits", 8)
+                .containsEntry("topicPartitions", 4);
     }
 
     @Test
     void reportsDuplicateConsumptionWhenTwoSourcesEachReadEveryPartition() {
         // Each source alone looks healthy: 4 readers, 4 partitions.
         Set<Integer> all = Set.of(0, 1, 2, 3);
-        FlinkObservation.Job twoSources = new FlinkObservation.Job("abc", "lineflow", "RUNNING", NOW.minusSeconds(3600), 0L,
-                checkpoints(NOW, 10, 0), List.of(new FlinkObservation.Source("v1", "Source: kafka-source", 4, 100.0, 4, all),
+        FlinkObservation.Job twoSources = new FlinkObservation.Job(
+                "abc",
+                "lineflow",
+                "RUNNING",
+                NOW.minusSeconds(3600),
+                0L,
+                checkpoints(NOW, 10, 0),
+                List.of(
+                        new FlinkObservation.Source("v1", "Source: kafka-source", 4, 100.0, 4, all),
                         new FlinkObservation.Source("v7", "Source: replayed-events", 4, 100.0, 4, all)));
-        Observation o = observation(flink(twoSources), kafka(1_006_000, 0L, Duration.ofDays(7)),
+        Observation o = observation(
+                flink(twoSources),
+                kafka(1_006_000, 0L, Duration.ofDays(7)),
                 List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 0L)));
         HealthResult r = RuntimeChecks.duplicateConsumption(o, conf);
         assertThat(r.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
-        assertThat(r.findings().get(0).evidence()).containsEntry("assignedSplits", 8).containsEntry("kafkaSources", 2);
+        assertThat(r.findings().get(0).evidence())
+                .containsEntry("assignedSplits", 8)
+                .containsEntry("kafkaSources", 2);
         assertThat(r.findings().get(0).message()).contains("replayed-events");
-        assertThat(RuntimeChecks.rates(o, conf).orElseThrow().ratio()).as("both sources' rates summed")
+        assertThat(RuntimeChecks.rates(o, conf).orElseThrow().ratio())
+                .as("both sources' rates summed")
                 .isCloseTo(2.0, org.assertj.core.data.Offset.offset(0.01));
     }
 
     @Test
     void sourceWithoutARateMakesTheSumUnknownNotSmaller() {
         Set<Integer> all = Set.of(0, 1, 2, 3);
-        FlinkObservation.Job job = new FlinkObservation.Job("abc", "lineflow", "RUNNING", NOW.minusSeconds(3600), 0L,
-                checkpoints(NOW, 10, 0), List.of(new FlinkObservation.Source("v1", "a", 2, 100.0, 2, Set.of(0, 1)),
+        FlinkObservation.Job job = new FlinkObservation.Job(
+                "abc",
+                "lineflow",
+                "RUNNING",
+                NOW.minusSeconds(3600),
+                0L,
+                checkpoints(NOW, 10, 0),
+                List.of(
+                        new FlinkObservation.Source("v1", "a", 2, 100.0, 2, Set.of(0, 1)),
                         new FlinkObservation.Source("v2", "b", 2, null, 2, Set.of(2, 3))));
         assertThat(job.sourceRecordsOutPerSecond()).isNull();
         assertThat(job.assignedSplits()).isEqualTo(4);
@@ -281,8 +435,10 @@ class RuntimeChecksTest {
 
     @Test
     void lowTrafficDoesNotTriggerDuplicateRatio() {
-        Observation o = observation(flink(job("RUNNING", 0, checkpoints(NOW, 10, 0), source(1.0))),
-                kafka(1_000_030, 0L, Duration.ofDays(7)), List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 0L)));
+        Observation o = observation(
+                flink(job("RUNNING", 0, checkpoints(NOW, 10, 0), source(1.0))),
+                kafka(1_000_030, 0L, Duration.ofDays(7)),
+                List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 0L)));
         assertThat(RuntimeChecks.duplicateConsumption(o, conf).findings()).isEmpty();
     }
 
@@ -290,16 +446,26 @@ class RuntimeChecksTest {
     void reportsCheckpointingDisabledSeenAtRuntimeOnlyOnce() {
         Observation o = observation(flink(job("RUNNING", 0, Checkpoints.disabled(), null)), null, List.of());
         HealthEvaluator ev = new HealthEvaluator(conf, CLOCK);
-        assertThat(ev.evaluateRuntimeOnly(o).has(FindingCode.CHECKPOINTING_DISABLED)).isTrue();
+        assertThat(ev.evaluateRuntimeOnly(o).has(FindingCode.CHECKPOINTING_DISABLED))
+                .isTrue();
         Map<String, String> c = TestUtils.goodConf();
         c.remove("execution.checkpointing.interval");
-        Observation both = new Observation(NOW, TestUtils.spec(c), TestUtils.runningStatus(), o.flink(), null, List.of());
-        assertThat(ev.evaluate(both).findings().stream().filter(f -> f.code() == FindingCode.CHECKPOINTING_DISABLED)).hasSize(1);
+        Observation both =
+                new Observation(NOW, TestUtils.spec(c), TestUtils.runningStatus(), o.flink(), null, List.of());
+        assertThat(ev.evaluate(both).findings().stream().filter(f -> f.code() == FindingCode.CHECKPOINTING_DISABLED))
+                .hasSize(1);
     }
 
     @Test
     void kafkaUnreachableIsAFinding() {
-        Observation o = observation(healthyFlink(), KafkaObservation.failed("kafka:9092", "device-events", "lineflow", NOW, "timed out"), List.of());
-        assertThat(RuntimeChecks.observationFailed(o).find(FindingCode.OBSERVATION_FAILED).get().evidence()).containsEntry("source", "kafka");
+        Observation o = observation(
+                healthyFlink(),
+                KafkaObservation.failed("kafka:9092", "device-events", "lineflow", NOW, "timed out"),
+                List.of());
+        assertThat(RuntimeChecks.observationFailed(o)
+                        .find(FindingCode.OBSERVATION_FAILED)
+                        .get()
+                        .evidence())
+                .containsEntry("source", "kafka");
     }
 }

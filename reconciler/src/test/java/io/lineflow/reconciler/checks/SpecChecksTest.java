@@ -49,15 +49,25 @@ class SpecChecksTest {
 
     @Test
     void reportsCheckpointingDisabledWhenIntervalIsZeroOrGarbage() {
-        assertThat(SpecChecks.checkpointingDisabled(with("execution.checkpointing.interval", "0")).has(FindingCode.CHECKPOINTING_DISABLED)).isTrue();
-        assertThat(SpecChecks.checkpointingDisabled(with("execution.checkpointing.interval", "soon")).has(FindingCode.CHECKPOINTING_DISABLED)).isTrue();
-        assertThat(SpecChecks.checkpointingDisabled(with("execution.checkpointing.interval", "30000")).findings()).isEmpty();
+        assertThat(SpecChecks.checkpointingDisabled(with("execution.checkpointing.interval", "0"))
+                        .has(FindingCode.CHECKPOINTING_DISABLED))
+                .isTrue();
+        assertThat(SpecChecks.checkpointingDisabled(with("execution.checkpointing.interval", "soon"))
+                        .has(FindingCode.CHECKPOINTING_DISABLED))
+                .isTrue();
+        assertThat(SpecChecks.checkpointingDisabled(with("execution.checkpointing.interval", "30000"))
+                        .findings())
+                .isEmpty();
     }
 
     @Test
     void reportsHeapCheckpointStorageUnderNewAndOldKeys() {
-        assertThat(SpecChecks.checkpointStorageNotDurable(with("execution.checkpointing.storage", "jobmanager")).has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE)).isTrue();
-        assertThat(SpecChecks.checkpointStorageNotDurable(with("state.checkpoint-storage", "jobmanager")).has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE)).isTrue();
+        assertThat(SpecChecks.checkpointStorageNotDurable(with("execution.checkpointing.storage", "jobmanager"))
+                        .has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE))
+                .isTrue();
+        assertThat(SpecChecks.checkpointStorageNotDurable(with("state.checkpoint-storage", "jobmanager"))
+                        .has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE))
+                .isTrue();
     }
 
     @Test
@@ -77,7 +87,8 @@ class SpecChecksTest {
 
     @Test
     void reportsFileCheckpointDirNotOnAnyVolume() {
-        HealthResult r = SpecChecks.checkpointStorageNotDurable(withMounts("file:///flink-data/checkpoints", List.of(), List.of()));
+        HealthResult r = SpecChecks.checkpointStorageNotDurable(
+                withMounts("file:///flink-data/checkpoints", List.of(), List.of()));
         assertThat(r.has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE)).isTrue();
         assertThat(r.findings().get(0).evidence()).containsEntry("value", "file:///flink-data/checkpoints");
     }
@@ -85,7 +96,8 @@ class SpecChecksTest {
     @Test
     void reportsFileCheckpointDirOnEmptyDir() {
         List<Mount> emptyDir = List.of(new Mount("/flink-data", "state", "emptyDir", false));
-        HealthResult r = SpecChecks.checkpointStorageNotDurable(withMounts("file:///flink-data/checkpoints", emptyDir, emptyDir));
+        HealthResult r = SpecChecks.checkpointStorageNotDurable(
+                withMounts("file:///flink-data/checkpoints", emptyDir, emptyDir));
         assertThat(r.has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE)).isTrue();
         assertThat(r.findings().get(0).message()).contains("emptyDir");
     }
@@ -93,14 +105,19 @@ class SpecChecksTest {
     @Test
     void acceptsFileCheckpointDirOnPersistentVolumeClaimInBothPods() {
         List<Mount> pvc = List.of(new Mount("/flink-data", "state", "persistentVolumeClaim", true));
-        assertThat(SpecChecks.checkpointStorageNotDurable(withMounts("file:///flink-data/checkpoints", pvc, pvc)).findings()).isEmpty();
-        assertThat(SpecChecks.checkpointStorageNotDurable(withMounts("/flink-data/checkpoints", pvc, pvc)).findings()).isEmpty();
+        assertThat(SpecChecks.checkpointStorageNotDurable(withMounts("file:///flink-data/checkpoints", pvc, pvc))
+                        .findings())
+                .isEmpty();
+        assertThat(SpecChecks.checkpointStorageNotDurable(withMounts("/flink-data/checkpoints", pvc, pvc))
+                        .findings())
+                .isEmpty();
     }
 
     @Test
     void reportsFileCheckpointDirMountedOnlyInJobManager() {
         List<Mount> pvc = List.of(new Mount("/flink-data", "state", "persistentVolumeClaim", true));
-        HealthResult r = SpecChecks.checkpointStorageNotDurable(withMounts("file:///flink-data/checkpoints", pvc, List.of()));
+        HealthResult r =
+                SpecChecks.checkpointStorageNotDurable(withMounts("file:///flink-data/checkpoints", pvc, List.of()));
         assertThat(r.has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE)).isTrue();
         assertThat(r.findings().get(0).message()).contains("TaskManager");
     }
@@ -108,31 +125,46 @@ class SpecChecksTest {
     @Test
     void doesNotTreatSiblingPathPrefixAsCovered() {
         List<Mount> pvc = List.of(new Mount("/flink", "state", "persistentVolumeClaim", true));
-        assertThat(SpecChecks.checkpointStorageNotDurable(withMounts("file:///flink-data/cp", pvc, pvc)).has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE)).isTrue();
+        assertThat(SpecChecks.checkpointStorageNotDurable(withMounts("file:///flink-data/cp", pvc, pvc))
+                        .has(FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE))
+                .isTrue();
     }
 
     @Test
     void reportsCheckpointsNotRetainedByDefaultAndWhenDeletedOnCancel() {
-        assertThat(SpecChecks.checkpointsNotRetained(with("execution.checkpointing.externalized-checkpoint-retention", null)).has(FindingCode.CHECKPOINTS_NOT_RETAINED)).isTrue();
-        assertThat(SpecChecks.checkpointsNotRetained(with("execution.checkpointing.externalized-checkpoint-retention", "DELETE_ON_CANCELLATION")).has(FindingCode.CHECKPOINTS_NOT_RETAINED)).isTrue();
+        assertThat(SpecChecks.checkpointsNotRetained(
+                                with("execution.checkpointing.externalized-checkpoint-retention", null))
+                        .has(FindingCode.CHECKPOINTS_NOT_RETAINED))
+                .isTrue();
+        assertThat(SpecChecks.checkpointsNotRetained(with(
+                                "execution.checkpointing.externalized-checkpoint-retention", "DELETE_ON_CANCELLATION"))
+                        .has(FindingCode.CHECKPOINTS_NOT_RETAINED))
+                .isTrue();
         assertThat(SpecChecks.checkpointsNotRetained(goodSpec()).findings()).isEmpty();
     }
 
     @Test
     void reportsStatelessUpgradeModeIncludingTheDefault() {
-        SpecObservation stateless = new SpecObservation("flink", "lineflow", Map.of(), goodConf(), true, "stateless", "running", 1, List.of(), List.of());
-        SpecObservation unset = new SpecObservation("flink", "lineflow", Map.of(), goodConf(), true, null, "running", 1, List.of(), List.of());
-        SpecObservation session = new SpecObservation("flink", "session", Map.of(), goodConf(), false, null, null, 1, List.of(), List.of());
-        assertThat(SpecChecks.upgradeModeStateless(stateless).has(FindingCode.UPGRADE_MODE_STATELESS)).isTrue();
-        assertThat(SpecChecks.upgradeModeStateless(unset).has(FindingCode.UPGRADE_MODE_STATELESS)).isTrue();
+        SpecObservation stateless = new SpecObservation(
+                "flink", "lineflow", Map.of(), goodConf(), true, "stateless", "running", 1, List.of(), List.of());
+        SpecObservation unset = new SpecObservation(
+                "flink", "lineflow", Map.of(), goodConf(), true, null, "running", 1, List.of(), List.of());
+        SpecObservation session = new SpecObservation(
+                "flink", "session", Map.of(), goodConf(), false, null, null, 1, List.of(), List.of());
+        assertThat(SpecChecks.upgradeModeStateless(stateless).has(FindingCode.UPGRADE_MODE_STATELESS))
+                .isTrue();
+        assertThat(SpecChecks.upgradeModeStateless(unset).has(FindingCode.UPGRADE_MODE_STATELESS))
+                .isTrue();
         assertThat(SpecChecks.upgradeModeStateless(session).findings()).isEmpty();
         assertThat(SpecChecks.upgradeModeStateless(goodSpec()).findings()).isEmpty();
     }
 
     @Test
     void reportsHaDisabledWhenUnsetOrNone() {
-        assertThat(SpecChecks.haDisabled(with("high-availability.type", null)).has(FindingCode.HA_DISABLED)).isTrue();
-        assertThat(SpecChecks.haDisabled(with("high-availability.type", "NONE")).has(FindingCode.HA_DISABLED)).isTrue();
+        assertThat(SpecChecks.haDisabled(with("high-availability.type", null)).has(FindingCode.HA_DISABLED))
+                .isTrue();
+        assertThat(SpecChecks.haDisabled(with("high-availability.type", "NONE")).has(FindingCode.HA_DISABLED))
+                .isTrue();
     }
 
     @Test
@@ -147,7 +179,8 @@ class SpecChecksTest {
     void reportsTwoJobManagersWithoutHaWithTheReplicaCount() {
         Map<String, String> c = goodConf();
         c.remove("high-availability.type");
-        SpecObservation s = new SpecObservation("flink", "lineflow", Map.of(), c, true, "last-state", "running", 2, List.of(), List.of());
+        SpecObservation s = new SpecObservation(
+                "flink", "lineflow", Map.of(), c, true, "last-state", "running", 2, List.of(), List.of());
         HealthResult r = SpecChecks.haDisabled(s);
         assertThat(r.has(FindingCode.HA_DISABLED)).isTrue();
         assertThat(r.findings().get(0).evidence()).containsEntry("jobManagerReplicas", 2);
@@ -156,7 +189,9 @@ class SpecChecksTest {
 
     @Test
     void reportsHaWithoutStorageDir() {
-        assertThat(SpecChecks.haDisabled(with("high-availability.storageDir", null)).has(FindingCode.HA_DISABLED)).isTrue();
+        assertThat(SpecChecks.haDisabled(with("high-availability.storageDir", null))
+                        .has(FindingCode.HA_DISABLED))
+                .isTrue();
     }
 
     @Test
@@ -164,7 +199,8 @@ class SpecChecksTest {
         Map<String, String> c = goodConf();
         c.remove("state.savepoints.dir");
         SpecObservation lastState = spec(c);
-        SpecObservation savepoint = new SpecObservation("flink", "lineflow", Map.of(), c, true, "savepoint", "running", 1, List.of(), List.of());
+        SpecObservation savepoint = new SpecObservation(
+                "flink", "lineflow", Map.of(), c, true, "savepoint", "running", 1, List.of(), List.of());
         assertThat(SpecChecks.savepointDirMissing(lastState).worst()).contains(Severity.WARNING);
         assertThat(SpecChecks.savepointDirMissing(savepoint).worst()).contains(Severity.CRITICAL);
         assertThat(SpecChecks.savepointDirMissing(goodSpec()).findings()).isEmpty();
@@ -180,11 +216,16 @@ class SpecChecksTest {
 
     @Test
     void reportsRestartStrategyNoneUnderEitherKey() {
-        assertThat(SpecChecks.restartStrategyNone(with("restart-strategy.type", "none")).has(FindingCode.RESTART_STRATEGY_NONE)).isTrue();
+        assertThat(SpecChecks.restartStrategyNone(with("restart-strategy.type", "none"))
+                        .has(FindingCode.RESTART_STRATEGY_NONE))
+                .isTrue();
         Map<String, String> c = goodConf();
         c.remove("restart-strategy.type");
         c.put("restart-strategy", "disable");
-        assertThat(SpecChecks.restartStrategyNone(spec(c)).has(FindingCode.RESTART_STRATEGY_NONE)).isTrue();
-        assertThat(SpecChecks.restartStrategyNone(with("restart-strategy.type", "fixed-delay")).findings()).isEmpty();
+        assertThat(SpecChecks.restartStrategyNone(spec(c)).has(FindingCode.RESTART_STRATEGY_NONE))
+                .isTrue();
+        assertThat(SpecChecks.restartStrategyNone(with("restart-strategy.type", "fixed-delay"))
+                        .findings())
+                .isEmpty();
     }
 }

@@ -2,10 +2,10 @@ package io.lineflow.reconciler.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.lineflow.reconciler.act.Reports;
 import io.lineflow.reconciler.observe.TestingFlinkRestServer;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

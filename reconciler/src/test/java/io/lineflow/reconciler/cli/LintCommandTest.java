@@ -2,10 +2,10 @@ package io.lineflow.reconciler.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.lineflow.reconciler.act.Reports;
 import io.lineflow.reconciler.model.FindingCode;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -38,7 +38,10 @@ class LintCommandTest {
     private static Run lint(String... args) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = LintCommand.run(args, new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
+        int exit = LintCommand.run(
+                args,
+                new ByteArrayInputStream(new byte[0]),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(exit, out.toString(StandardCharsets.UTF_8));
     }
@@ -61,7 +64,8 @@ class LintCommandTest {
         try (Stream<Path> s = badManifests()) {
             s.forEach(p -> seeded.add(p.getFileName().toString().replaceAll("(-.*)?\\.yaml$", "")));
         }
-        Arrays.stream(FindingCode.values()).filter(c -> c.kind() == FindingCode.Kind.SPEC)
+        Arrays.stream(FindingCode.values())
+                .filter(c -> c.kind() == FindingCode.Kind.SPEC)
                 .forEach(c -> assertThat(seeded).contains(c.name()));
     }
 
@@ -74,17 +78,31 @@ class LintCommandTest {
 
     @Test
     void exitCodeIsTheWorstSeverityAcrossAllFiles() throws IOException {
-        assertThat(lint(BAD.resolve("SAVEPOINT_DIR_MISSING.yaml").toString()).exit()).isEqualTo(1);
-        assertThat(lint(BAD.resolve("SAVEPOINT_DIR_MISSING.yaml").toString(), BAD.resolve("HA_DISABLED.yaml").toString()).exit()).isEqualTo(2);
-        assertThat(lint("--fail-on", "critical", BAD.resolve("SAVEPOINT_DIR_MISSING.yaml").toString()).exit()).isZero();
+        assertThat(lint(BAD.resolve("SAVEPOINT_DIR_MISSING.yaml").toString()).exit())
+                .isEqualTo(1);
+        assertThat(lint(
+                                BAD.resolve("SAVEPOINT_DIR_MISSING.yaml").toString(),
+                                BAD.resolve("HA_DISABLED.yaml").toString())
+                        .exit())
+                .isEqualTo(2);
+        assertThat(lint(
+                                "--fail-on",
+                                "critical",
+                                BAD.resolve("SAVEPOINT_DIR_MISSING.yaml").toString())
+                        .exit())
+                .isZero();
     }
 
     @Test
     void readsAMultiDocumentStreamFromStdin() throws IOException {
-        String all = Files.readString(GOOD.resolve("lineflow.yaml")) + "---\n" + Files.readString(BAD.resolve("RESTART_STRATEGY_NONE.yaml"));
+        String all = Files.readString(GOOD.resolve("lineflow.yaml")) + "---\n"
+                + Files.readString(BAD.resolve("RESTART_STRATEGY_NONE.yaml"));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int exit = LintCommand.run(new String[] {"-"}, new ByteArrayInputStream(all.getBytes(StandardCharsets.UTF_8)),
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream()));
+        int exit = LintCommand.run(
+                new String[] {"-"},
+                new ByteArrayInputStream(all.getBytes(StandardCharsets.UTF_8)),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(new ByteArrayOutputStream()));
         assertThat(exit).isEqualTo(2);
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("lineflow/lineflow", "RESTART_STRATEGY_NONE");
         assertThat(new File("src/test/resources").isDirectory()).isTrue();

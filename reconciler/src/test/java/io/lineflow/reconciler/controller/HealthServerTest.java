@@ -17,7 +17,8 @@ class HealthServerTest {
     void probesFollowLivenessAndReadinessAndMetricsAreServed() throws Exception {
         AtomicBoolean live = new AtomicBoolean(true);
         AtomicBoolean ready = new AtomicBoolean(false);
-        try (HealthServer server = new HealthServer(0, () -> "lineflow_reconciler_passes_total 3\n", live::get, ready::get)) {
+        try (HealthServer server =
+                new HealthServer(0, () -> "lineflow_reconciler_passes_total 3\n", live::get, ready::get)) {
             HttpClient http = HttpClient.newHttpClient();
             String base = "http://127.0.0.1:" + server.port();
             assertThat(get(http, base + "/healthz").statusCode()).isEqualTo(200);
@@ -28,7 +29,8 @@ class HealthServerTest {
             assertThat(get(http, base + "/healthz").statusCode()).isEqualTo(503);
             HttpResponse<String> metrics = get(http, base + "/metrics");
             assertThat(metrics.body()).contains("lineflow_reconciler_passes_total 3");
-            assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
+            assertThat(metrics.headers().firstValue("Content-Type"))
+                    .hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
         }
     }
 

@@ -5,11 +5,6 @@ import static io.lineflow.reconciler.TestUtils.checkpoints;
 import static io.lineflow.reconciler.TestUtils.flinkDeployment;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.lineflow.reconciler.ReconcilerOptions;
 import io.lineflow.reconciler.TestUtils;
 import io.lineflow.reconciler.TestingClock;
@@ -26,6 +21,10 @@ import io.lineflow.reconciler.observe.HistoryStore;
 import io.lineflow.reconciler.observe.TestingFlinkRestClient;
 import io.lineflow.reconciler.observe.TestingKafkaObserver;
 
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.junit.jupiter.api.AfterEach;
@@ -65,18 +64,28 @@ class ReconcilerMockServerTest {
         Configuration conf = ReconcilerOptions.fromMap(settings);
         EventPublisher events = new EventPublisher(client, conf, clock);
         metrics = new Metrics(conf, clock);
-        return new Reconciler(conf,
-                new DeploymentObserver(conf, rest, new TestingKafkaObserver(clock, 100, 500, Duration.ofDays(7)), clock),
-                events, new SummaryPublisher(client, conf, clock), new Remediator(client, events, conf, clock), metrics,
-                new HistoryStore(conf.get(ReconcilerOptions.HISTORY_RETENTION)), clock);
+        return new Reconciler(
+                conf,
+                new DeploymentObserver(
+                        conf, rest, new TestingKafkaObserver(clock, 100, 500, Duration.ofDays(7)), clock),
+                events,
+                new SummaryPublisher(client, conf, clock),
+                new Remediator(client, events, conf, clock),
+                metrics,
+                new HistoryStore(conf.get(ReconcilerOptions.HISTORY_RETENTION)),
+                clock);
     }
 
     private FlinkObservation healthyJob(double sourceRate) {
-        return TestUtils.flink(TestUtils.job("RUNNING", 0, checkpoints(clock.instant().minusSeconds(20), 50, 0), TestUtils.source(sourceRate)));
+        return TestUtils.flink(TestUtils.job(
+                "RUNNING", 0, checkpoints(clock.instant().minusSeconds(20), 50, 0), TestUtils.source(sourceRate)));
     }
 
     private FlinkObservation duplicatedJob() {
-        return TestUtils.flink(TestUtils.job("RUNNING", 0, checkpoints(clock.instant().minusSeconds(20), 50, 0),
+        return TestUtils.flink(TestUtils.job(
+                "RUNNING",
+                0,
+                checkpoints(clock.instant().minusSeconds(20), 50, 0),
                 new FlinkObservation.Source("v1", "Source: kafka-source", 4, 200.0, 8, java.util.Set.of(0, 1, 2, 3))));
     }
 
@@ -85,7 +94,8 @@ class ReconcilerMockServerTest {
     }
 
     private Map<String, HealthResult> pass() {
-        Map<String, HealthResult> r = reconciler.pass(client.resources(FlinkDeployment.class).inNamespace(NS).list().getItems());
+        Map<String, HealthResult> r = reconciler.pass(
+                client.resources(FlinkDeployment.class).inNamespace(NS).list().getItems());
         clock.advance(Duration.ofSeconds(30));
         return r;
     }
@@ -95,13 +105,25 @@ class ReconcilerMockServerTest {
     }
 
     private void pod(String name, String app, String component) {
-        client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName(name).withNamespace(NS)
-                .addToLabels("app", app).addToLabels("component", component).addToLabels("type", "flink-native-kubernetes")
-                .endMetadata().build()).create();
+        client.pods()
+                .inNamespace(NS)
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(NS)
+                        .addToLabels("app", app)
+                        .addToLabels("component", component)
+                        .addToLabels("type", "flink-native-kubernetes")
+                        .endMetadata()
+                        .build())
+                .create();
     }
 
     private List<String> podNames() {
-        return client.pods().inNamespace(NS).list().getItems().stream().map(p -> p.getMetadata().getName()).sorted().toList();
+        return client.pods().inNamespace(NS).list().getItems().stream()
+                .map(p -> p.getMetadata().getName())
+                .sorted()
+                .toList();
     }
 
     @Test
@@ -120,11 +142,20 @@ class ReconcilerMockServerTest {
         assertThat(e.getType()).isEqualTo("Warning");
         assertThat(e.getInvolvedObject().getKind()).isEqualTo("FlinkDeployment");
         assertThat(e.getInvolvedObject().getName()).isEqualTo("lineflow");
-        var cm = client.configMaps().inNamespace(NS).withName("lineflow-lineflow-health").get();
+        var cm = client.configMaps()
+                .inNamespace(NS)
+                .withName("lineflow-lineflow-health")
+                .get();
         assertThat(cm).isNotNull();
-        assertThat(cm.getData().get(SummaryPublisher.DATA_KEY)).contains("\"status\" : \"UNHEALTHY\"").contains("HA_DISABLED");
-        assertThat(cm.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> assertThat(o.getKind()).isEqualTo("FlinkDeployment"));
-        assertThat(metrics.render()).contains("lineflow_reconciler_finding{namespace=\"flink\",name=\"lineflow\",code=\"HA_DISABLED\",severity=\"CRITICAL\"} 1");
+        assertThat(cm.getData().get(SummaryPublisher.DATA_KEY))
+                .contains("\"status\" : \"UNHEALTHY\"")
+                .contains("HA_DISABLED");
+        assertThat(cm.getMetadata().getOwnerReferences())
+                .singleElement()
+                .satisfies(o -> assertThat(o.getKind()).isEqualTo("FlinkDeployment"));
+        assertThat(metrics.render())
+                .contains(
+                        "lineflow_reconciler_finding{namespace=\"flink\",name=\"lineflow\",code=\"HA_DISABLED\",severity=\"CRITICAL\"} 1");
     }
 
     @Test
@@ -133,9 +164,15 @@ class ReconcilerMockServerTest {
         pass();
         pass();
         assertThat(events()).isEmpty();
-        assertThat(client.configMaps().inNamespace(NS).withName("lineflow-lineflow-health").get().getData().get(SummaryPublisher.DATA_KEY))
+        assertThat(client.configMaps()
+                        .inNamespace(NS)
+                        .withName("lineflow-lineflow-health")
+                        .get()
+                        .getData()
+                        .get(SummaryPublisher.DATA_KEY))
                 .contains("HEALTHY");
-        assertThat(metrics.render()).contains("lineflow_reconciler_duplicate_ratio{namespace=\"flink\",name=\"lineflow\"} 1");
+        assertThat(metrics.render())
+                .contains("lineflow_reconciler_duplicate_ratio{namespace=\"flink\",name=\"lineflow\"} 1");
     }
 
     @Test
@@ -159,7 +196,9 @@ class ReconcilerMockServerTest {
         pass();
         clock.advance(Duration.ofMinutes(61));
         pass();
-        assertThat(events()).singleElement().satisfies(e -> assertThat(e.getCount()).isEqualTo(2));
+        assertThat(events())
+                .singleElement()
+                .satisfies(e -> assertThat(e.getCount()).isEqualTo(2));
     }
 
     @Test
@@ -170,7 +209,9 @@ class ReconcilerMockServerTest {
         rest.answerAll(url -> healthyJob(100));
         pass();
         pass();
-        assertThat(events()).extracting(Event::getReason).containsExactlyInAnyOrder("OBSERVATION_FAILED", "OBSERVATION_FAILED_RESOLVED");
+        assertThat(events())
+                .extracting(Event::getReason)
+                .containsExactlyInAnyOrder("OBSERVATION_FAILED", "OBSERVATION_FAILED_RESOLVED");
         assertThat(fd).isNotNull();
     }
 
@@ -178,7 +219,9 @@ class ReconcilerMockServerTest {
     void unreachableRestEndpointIsReportedAndTheLoopGoesOn() {
         create(flinkDeployment(NS, "a"));
         create(flinkDeployment(NS, "b"));
-        rest.answerAll(url -> url.contains("//a-rest") ? FlinkObservation.failed(url, "HttpTimeoutException: request timed out") : healthyJob(100));
+        rest.answerAll(url -> url.contains("//a-rest")
+                ? FlinkObservation.failed(url, "HttpTimeoutException: request timed out")
+                : healthyJob(100));
         Map<String, HealthResult> r = pass();
         assertThat(r.get(NS + "/a").codes()).containsExactly(FindingCode.OBSERVATION_FAILED);
         assertThat(r.get(NS + "/b").findings()).isEmpty();
@@ -202,8 +245,11 @@ class ReconcilerMockServerTest {
         pass(); // second consecutive pass: act
 
         assertThat(podNames()).containsExactly("lineflow-7d9f-jm", "other-taskmanager-1-1", "unrelated");
-        assertThat(events()).filteredOn(e -> e.getReason().equals(Remediator.REASON)).singleElement()
-                .satisfies(e -> assertThat(e.getMessage()).contains("lineflow-taskmanager-1-1", "lineflow-taskmanager-1-2"));
+        assertThat(events())
+                .filteredOn(e -> e.getReason().equals(Remediator.REASON))
+                .singleElement()
+                .satisfies(e ->
+                        assertThat(e.getMessage()).contains("lineflow-taskmanager-1-1", "lineflow-taskmanager-1-2"));
         assertThat(metrics.render()).contains("lineflow_reconciler_remediations_total 1");
     }
 
@@ -261,7 +307,8 @@ class ReconcilerMockServerTest {
     void theControllerPassesOverWhatItsInformerSees() throws Exception {
         create(flinkDeployment(NS, "lineflow"));
         create(flinkDeployment("elsewhere", "ignored"));
-        Configuration conf = ReconcilerOptions.fromMap(Map.of(ReconcilerOptions.NAMESPACES.key(), NS, ReconcilerOptions.INTERVAL.key(), "1 h"));
+        Configuration conf = ReconcilerOptions.fromMap(
+                Map.of(ReconcilerOptions.NAMESPACES.key(), NS, ReconcilerOptions.INTERVAL.key(), "1 h"));
         try (ReconcilerController controller = new ReconcilerController(client, conf, reconciler, clock)) {
             controller.startInformers();
             long deadline = System.currentTimeMillis() + 10_000;

@@ -4,8 +4,6 @@ import static io.lineflow.reconciler.TestUtils.NOW;
 import static io.lineflow.reconciler.TestUtils.checkpoints;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.lineflow.reconciler.ReconcilerOptions;
 import io.lineflow.reconciler.TestUtils;
 import io.lineflow.reconciler.TestingClock;
@@ -19,6 +17,8 @@ import io.lineflow.reconciler.observe.HistoryStore;
 import io.lineflow.reconciler.observe.TestingFlinkRestClient;
 import io.lineflow.reconciler.observe.TestingKafkaObserver;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.junit.jupiter.api.Test;
@@ -47,15 +47,25 @@ class ScaleTest {
             }
             client.resource(fd).create();
         }
-        TestingFlinkRestClient rest = new TestingFlinkRestClient().answerAll(url -> TestUtils.flink(
-                TestUtils.job("RUNNING", 0, checkpoints(clock.instant().minusSeconds(20), 50, 0), TestUtils.source(100))));
+        TestingFlinkRestClient rest = new TestingFlinkRestClient()
+                .answerAll(url -> TestUtils.flink(TestUtils.job(
+                        "RUNNING", 0, checkpoints(clock.instant().minusSeconds(20), 50, 0), TestUtils.source(100))));
         EventPublisher events = new EventPublisher(client, conf, clock);
         Metrics metrics = new Metrics(conf, clock);
-        try (Reconciler reconciler = new Reconciler(conf,
-                new DeploymentObserver(conf, rest, new TestingKafkaObserver(clock, 100, 500, Duration.ofDays(7)), clock),
-                events, new SummaryPublisher(client, conf, clock), new Remediator(client, events, conf, clock), metrics,
-                new HistoryStore(conf.get(ReconcilerOptions.HISTORY_RETENTION)), clock)) {
-            List<FlinkDeployment> all = client.resources(FlinkDeployment.class).inAnyNamespace().list().getItems();
+        try (Reconciler reconciler = new Reconciler(
+                conf,
+                new DeploymentObserver(
+                        conf, rest, new TestingKafkaObserver(clock, 100, 500, Duration.ofDays(7)), clock),
+                events,
+                new SummaryPublisher(client, conf, clock),
+                new Remediator(client, events, conf, clock),
+                metrics,
+                new HistoryStore(conf.get(ReconcilerOptions.HISTORY_RETENTION)),
+                clock)) {
+            List<FlinkDeployment> all = client.resources(FlinkDeployment.class)
+                    .inAnyNamespace()
+                    .list()
+                    .getItems();
 
             System.gc();
             long heapBefore = usedHeap();
@@ -78,14 +88,19 @@ class ScaleTest {
                             + "  heap growth during first pass (no GC):         %.1f MiB%n"
                             + "  heap retained after two passes (after GC):     %.1f MiB%n"
                             + "  events written: %d, metrics exposition: %d bytes%n",
-                    firstSeconds, steadySeconds, (heapAfterFirst - heapBefore) / 1048576.0, retained / 1048576.0,
-                    events.written(), metrics.render().length());
+                    firstSeconds,
+                    steadySeconds,
+                    (heapAfterFirst - heapBefore) / 1048576.0,
+                    retained / 1048576.0,
+                    events.written(),
+                    metrics.render().length());
             System.out.print(report);
             Files.createDirectories(Path.of("target"));
             Files.writeString(Path.of("target/scale-report.txt"), report);
 
             assertThat(first).hasSize(100);
-            assertThat(first.values().stream().filter(r -> !r.findings().isEmpty())).hasSize(10);
+            assertThat(first.values().stream().filter(r -> !r.findings().isEmpty()))
+                    .hasSize(10);
             assertThat(events.written()).isEqualTo(10);
             assertThat(firstSeconds).isLessThan(30.0);
             assertThat(steadySeconds).isLessThan(30.0);

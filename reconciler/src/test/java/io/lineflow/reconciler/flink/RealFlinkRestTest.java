@@ -18,6 +18,7 @@ import io.lineflow.testing.EmbeddedKafka;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -36,7 +37,6 @@ import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
-import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -55,8 +55,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 
 /**
  * The reconciler against the REST API of real Flink 1.20 MiniClusters whose jobs read a real Kafka
@@ -88,7 +88,8 @@ class RealFlinkRestTest {
         producer = new Thread(RealFlinkRestTest::produceAtRate, "paced-producer");
         producer.setDaemon(true);
         producer.start();
-        Path dir = Files.createDirectories(Path.of("target/flink-it/checkpoints")).toAbsolutePath();
+        Path dir =
+                Files.createDirectories(Path.of("target/flink-it/checkpoints")).toAbsolutePath();
         Configuration a = clusterConf();
         a.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toUri().toString());
         withDir = start(a);
@@ -104,7 +105,10 @@ class RealFlinkRestTest {
 
     private static MiniCluster start(Configuration c) throws Exception {
         MiniCluster mc = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setConfiguration(c).setNumTaskManagers(1).setNumSlotsPerTaskManager(4).build());
+                .setConfiguration(c)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(4)
+                .build());
         mc.start();
         return mc;
     }
@@ -136,14 +140,23 @@ class RealFlinkRestTest {
     /** Writes RATE records/s into the topic, spread over its partitions, until the class ends. */
     private static void produceAtRate() {
         try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(
-                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(), ProducerConfig.LINGER_MS_CONFIG, 0),
-                new ByteArraySerializer(), new ByteArraySerializer())) {
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        kafka.bootstrapServers(),
+                        ProducerConfig.LINGER_MS_CONFIG,
+                        0),
+                new ByteArraySerializer(),
+                new ByteArraySerializer())) {
             long start = System.currentTimeMillis();
             long next = 0;
             while (producing.get()) {
                 long due = (long) ((System.currentTimeMillis() - start) / 1000.0 * RATE);
                 for (; next < due; next++) {
-                    p.send(new ProducerRecord<>(TOPIC, (int) (next % PARTITIONS), null, Long.toString(next).getBytes()));
+                    p.send(new ProducerRecord<>(
+                            TOPIC,
+                            (int) (next % PARTITIONS),
+                            null,
+                            Long.toString(next).getBytes()));
                 }
                 Thread.sleep(5);
             }
@@ -211,21 +224,30 @@ class RealFlinkRestTest {
         public void initializeState(FunctionInitializationContext context) {}
     }
 
-    private static JobGraph job(Reading reading, long checkpointMillis, long timeoutMillis, int tolerable, boolean slow) {
+    private static JobGraph job(
+            Reading reading, long checkpointMillis, long timeoutMillis, int tolerable, boolean slow) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         if (checkpointMillis > 0) {
             env.enableCheckpointing(checkpointMillis);
             env.getCheckpointConfig().setCheckpointTimeout(timeoutMillis);
             env.getCheckpointConfig().setTolerableCheckpointFailureNumber(tolerable);
         }
-        DataStream<Long> src = env.fromSource(kafkaSource("lineflow-" + reading, reading == Reading.EVERY_RECORD_TWICE ? 2 : 1),
-                WatermarkStrategy.noWatermarks(), "kafka-source").uid("kafka-source").setParallelism(2);
+        DataStream<Long> src = env.fromSource(
+                        kafkaSource("lineflow-" + reading, reading == Reading.EVERY_RECORD_TWICE ? 2 : 1),
+                        WatermarkStrategy.noWatermarks(),
+                        "kafka-source")
+                .uid("kafka-source")
+                .setParallelism(2);
         if (reading == Reading.TWO_SOURCES) {
             // A second source on the same topic, under a name that says nothing about Kafka.
-            src = src.union(env.fromSource(kafkaSource("replay-" + reading, 1), WatermarkStrategy.noWatermarks(), "replayed-events")
-                    .uid("replayed-events").setParallelism(2));
+            src = src.union(env.fromSource(
+                            kafkaSource("replay-" + reading, 1), WatermarkStrategy.noWatermarks(), "replayed-events")
+                    .uid("replayed-events")
+                    .setParallelism(2));
         }
-        var mapped = slow ? src.map(new SlowSnapshot()).name("parse").uid("parse") : src.map(v -> v).name("parse").uid("parse");
+        var mapped = slow
+                ? src.map(new SlowSnapshot()).name("parse").uid("parse")
+                : src.map(v -> v).name("parse").uid("parse");
         mapped.addSink(new DiscardingSink<>()).name("sink").uid("sink");
         return env.getStreamGraph().getJobGraph();
     }
@@ -236,7 +258,8 @@ class RealFlinkRestTest {
         return mc.getRestAddress().get().toString();
     }
 
-    private FlinkObservation await(String url, Predicate<FlinkObservation> ready, Duration max) throws InterruptedException {
+    private FlinkObservation await(String url, Predicate<FlinkObservation> ready, Duration max)
+            throws InterruptedException {
         long deadline = System.nanoTime() + max.toNanos();
         FlinkObservation o = rest.observe(url, TOPIC);
         while (!ready.test(o) && System.nanoTime() < deadline) {
@@ -251,15 +274,23 @@ class RealFlinkRestTest {
     }
 
     private HealthResult evaluate(String url, FlinkObservation o) {
-        return evaluator.evaluateRuntimeOnly(new Observation(java.time.Instant.now(), noSpec(url), null, o, null, List.of()));
+        return evaluator.evaluateRuntimeOnly(
+                new Observation(java.time.Instant.now(), noSpec(url), null, o, null, List.of()));
     }
 
     @Test
     void healthyJobWithDurableCheckpointsHasNoRuntimeFinding() throws Exception {
         String url = submit(withDir, job(Reading.ONCE, 500, 10_000, 3, false));
-        FlinkObservation o = await(url, x -> x.ok() && x.job() != null && x.job().checkpoints() != null
-                && x.job().checkpoints().completed() >= 2 && x.job().sourceRecordsOutPerSecond() != null
-                && x.job().sourceRecordsOutPerSecond() > 0 && x.job().assignedSplits() == PARTITIONS, Duration.ofSeconds(60));
+        FlinkObservation o = await(
+                url,
+                x -> x.ok()
+                        && x.job() != null
+                        && x.job().checkpoints() != null
+                        && x.job().checkpoints().completed() >= 2
+                        && x.job().sourceRecordsOutPerSecond() != null
+                        && x.job().sourceRecordsOutPerSecond() > 0
+                        && x.job().assignedSplits() == PARTITIONS,
+                Duration.ofSeconds(60));
         assertThat(o.error()).isNull();
         assertThat(o.job().state()).isEqualTo("RUNNING");
         assertThat(o.job().numRestarts()).isZero();
@@ -268,7 +299,9 @@ class RealFlinkRestTest {
         assertThat(o.job().checkpoints().latestCompletedExternalPath()).startsWith("file:");
         assertThat(o.job().sources()).as("found by its readers' metrics").hasSize(1);
         assertThat(o.job().sources().get(0).vertexName()).contains("kafka-source");
-        assertThat(o.job().sources().get(0).recordsOutPerSecond()).as("the source operator's own rate metric was found").isPositive();
+        assertThat(o.job().sources().get(0).recordsOutPerSecond())
+                .as("the source operator's own rate metric was found")
+                .isPositive();
         assertThat(o.job().partitionsRead()).containsExactly(0, 1, 2, 3);
         assertThat(evaluate(url, o).findings()).isEmpty();
     }
@@ -276,7 +309,8 @@ class RealFlinkRestTest {
     @Test
     void jobWithoutCheckpointingIsReportedAsCheckpointingDisabled() throws Exception {
         String url = submit(withDir, job(Reading.ONCE, 0, 0, 0, false));
-        FlinkObservation o = await(url, x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state()), Duration.ofSeconds(30));
+        FlinkObservation o = await(
+                url, x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state()), Duration.ofSeconds(30));
         assertThat(o.job().checkpoints().enabled()).isFalse();
         assertThat(evaluate(url, o).codes()).containsExactly(FindingCode.CHECKPOINTING_DISABLED);
     }
@@ -284,8 +318,13 @@ class RealFlinkRestTest {
     @Test
     void checkpointsKeptInJobManagerHeapAreReportedAsNotExternal() throws Exception {
         String url = submit(heapOnly, job(Reading.ONCE, 500, 10_000, 3, false));
-        FlinkObservation o = await(url, x -> x.ok() && x.job() != null && x.job().checkpoints() != null
-                && x.job().checkpoints().latestCompletedId() != null, Duration.ofSeconds(40));
+        FlinkObservation o = await(
+                url,
+                x -> x.ok()
+                        && x.job() != null
+                        && x.job().checkpoints() != null
+                        && x.job().checkpoints().latestCompletedId() != null,
+                Duration.ofSeconds(40));
         assertThat(evaluate(url, o).codes()).containsExactly(FindingCode.CHECKPOINT_NOT_EXTERNAL);
     }
 
@@ -294,13 +333,22 @@ class RealFlinkRestTest {
         // 500 ms interval, 200 ms timeout, 2 tolerable: stale after max(500, 200) ms × 4 = 2 s.
         String url = submit(withDir, job(Reading.ONCE, 500, 200, 2, true));
         // Three failures in a row fail the job over; observe it while it runs between restarts.
-        FlinkObservation o = await(url, x -> x.ok() && x.job() != null && x.job().checkpoints() != null
-                && "RUNNING".equals(x.job().state())
-                && x.job().checkpoints().failed() >= 1 && x.job().startTime() != null
-                && Duration.between(x.job().startTime(), java.time.Instant.now()).toSeconds() >= 4, Duration.ofSeconds(40));
+        FlinkObservation o = await(
+                url,
+                x -> x.ok()
+                        && x.job() != null
+                        && x.job().checkpoints() != null
+                        && "RUNNING".equals(x.job().state())
+                        && x.job().checkpoints().failed() >= 1
+                        && x.job().startTime() != null
+                        && Duration.between(x.job().startTime(), java.time.Instant.now())
+                                        .toSeconds()
+                                >= 4,
+                Duration.ofSeconds(40));
         HealthResult r = evaluate(url, o);
         assertThat(r.codes()).contains(FindingCode.CHECKPOINT_FAILURES, FindingCode.CHECKPOINT_STALE);
-        assertThat(r.find(FindingCode.CHECKPOINT_FAILURES).get().evidence().get("latestFailureMessage")).isNotNull();
+        assertThat(r.find(FindingCode.CHECKPOINT_FAILURES).get().evidence().get("latestFailureMessage"))
+                .isNotNull();
     }
 
     @Test
@@ -308,17 +356,30 @@ class RealFlinkRestTest {
         String url = submit(withDir, job(Reading.TWO_SOURCES, 1_000, 10_000, 3, false));
         String plainUrl = submit(heapOnly, job(Reading.ONCE, 1_000, 10_000, 3, false));
         // The readers register their per-partition metrics once their splits are assigned.
-        FlinkObservation o = await(url, x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state())
-                && duplicate(url, x).has(FindingCode.DUPLICATE_CONSUMPTION), Duration.ofSeconds(60));
-        FlinkObservation plain = await(plainUrl, x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state())
-                && x.job().assignedSplits() == PARTITIONS, Duration.ofSeconds(60));
+        FlinkObservation o = await(
+                url,
+                x -> x.ok()
+                        && x.job() != null
+                        && "RUNNING".equals(x.job().state())
+                        && duplicate(url, x).has(FindingCode.DUPLICATE_CONSUMPTION),
+                Duration.ofSeconds(60));
+        FlinkObservation plain = await(
+                plainUrl,
+                x -> x.ok()
+                        && x.job() != null
+                        && "RUNNING".equals(x.job().state())
+                        && x.job().assignedSplits() == PARTITIONS,
+                Duration.ofSeconds(60));
         HealthResult r = duplicate(url, o);
-        assertThat(r.codes()).as("two KafkaSources read every partition of %s", TOPIC).contains(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(r.codes())
+                .as("two KafkaSources read every partition of %s", TOPIC)
+                .contains(FindingCode.DUPLICATE_CONSUMPTION);
         assertThat(r.find(FindingCode.DUPLICATE_CONSUMPTION).get().evidence())
                 .containsEntry("assignedSplits", 2 * PARTITIONS)
                 .containsEntry("topicPartitions", PARTITIONS)
                 .containsEntry("kafkaSources", 2);
-        assertThat(o.job().sources()).extracting(FlinkObservation.Source::vertexName)
+        assertThat(o.job().sources())
+                .extracting(FlinkObservation.Source::vertexName)
                 .anySatisfy(n -> assertThat(n).contains("kafka-source"))
                 .anySatisfy(n -> assertThat(n).contains("replayed-events"));
         assertThat(plain.job().sources()).hasSize(1);
@@ -327,7 +388,8 @@ class RealFlinkRestTest {
 
     private HealthResult duplicate(String url, FlinkObservation o) {
         KafkaObservation k = topic.observe(kafka.bootstrapServers(), TOPIC, "lineflow");
-        return RuntimeChecks.duplicateConsumption(new Observation(k.observedAt(), noSpec(url), null, o, k, List.of()), options);
+        return RuntimeChecks.duplicateConsumption(
+                new Observation(k.observedAt(), noSpec(url), null, o, k, List.of()), options);
     }
 
     @Test
@@ -339,7 +401,10 @@ class RealFlinkRestTest {
         // only (a slow start on a loaded machine would otherwise dilute it), sampling the topic's
         // end offsets 15 s before the end for the produce rate.
         for (String url : List.of(doubledUrl, twoSourcesUrl, plainUrl)) {
-            await(url, x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state()), Duration.ofSeconds(60));
+            await(
+                    url,
+                    x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state()),
+                    Duration.ofSeconds(60));
         }
         Thread.sleep(62_000);
         Map<String, Observation> first = new java.util.HashMap<>();
@@ -351,19 +416,35 @@ class RealFlinkRestTest {
         Map<String, Observation> second = new java.util.HashMap<>();
         for (String url : List.of(doubledUrl, twoSourcesUrl, plainUrl)) {
             KafkaObservation k = topic.observe(kafka.bootstrapServers(), TOPIC, "lineflow");
-            second.put(url, new Observation(k.observedAt(), noSpec(url), null, rest.observe(url, TOPIC), k,
-                    List.of(Sample.of(first.get(url)))));
+            second.put(
+                    url,
+                    new Observation(
+                            k.observedAt(),
+                            noSpec(url),
+                            null,
+                            rest.observe(url, TOPIC),
+                            k,
+                            List.of(Sample.of(first.get(url)))));
         }
-        double doubledRatio = RuntimeChecks.rates(second.get(doubledUrl), options).orElseThrow().ratio();
-        double twoSourcesRatio = RuntimeChecks.rates(second.get(twoSourcesUrl), options).orElseThrow().ratio();
-        double plainRatio = RuntimeChecks.rates(second.get(plainUrl), options).orElseThrow().ratio();
-        System.out.printf("duplicate ratio: every record twice %.2f, two sources %.2f, plain source %.2f%n",
+        double doubledRatio = RuntimeChecks.rates(second.get(doubledUrl), options)
+                .orElseThrow()
+                .ratio();
+        double twoSourcesRatio = RuntimeChecks.rates(second.get(twoSourcesUrl), options)
+                .orElseThrow()
+                .ratio();
+        double plainRatio =
+                RuntimeChecks.rates(second.get(plainUrl), options).orElseThrow().ratio();
+        System.out.printf(
+                "duplicate ratio: every record twice %.2f, two sources %.2f, plain source %.2f%n",
                 doubledRatio, twoSourcesRatio, plainRatio);
         assertThat(doubledRatio).isBetween(1.7, 2.3);
         assertThat(twoSourcesRatio).as("the rates of both sources summed").isBetween(1.7, 2.3);
         assertThat(plainRatio).isBetween(0.8, 1.2);
-        assertThat(evaluator.evaluateRuntimeOnly(second.get(doubledUrl)).codes()).contains(FindingCode.DUPLICATE_CONSUMPTION);
-        assertThat(evaluator.evaluateRuntimeOnly(second.get(twoSourcesUrl)).codes()).contains(FindingCode.DUPLICATE_CONSUMPTION);
-        assertThat(evaluator.evaluateRuntimeOnly(second.get(plainUrl)).codes()).doesNotContain(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(evaluator.evaluateRuntimeOnly(second.get(doubledUrl)).codes())
+                .contains(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(evaluator.evaluateRuntimeOnly(second.get(twoSourcesUrl)).codes())
+                .contains(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(evaluator.evaluateRuntimeOnly(second.get(plainUrl)).codes())
+                .doesNotContain(FindingCode.DUPLICATE_CONSUMPTION);
     }
 }

@@ -35,7 +35,9 @@ class HttpFlinkRestClientTest {
         FlinkObservation o = client.observe(server.url(), "device-events");
         assertThat(o.error()).isNull();
         FlinkObservation.Job job = o.job();
-        assertThat(job.id()).as("the RUNNING job wins over an older canceled one").isEqualTo("j1");
+        assertThat(job.id())
+                .as("the RUNNING job wins over an older canceled one")
+                .isEqualTo("j1");
         assertThat(job.state()).isEqualTo("RUNNING");
         assertThat(job.numRestarts()).isEqualTo(2L);
         assertThat(job.checkpoints().enabled()).isTrue();
@@ -49,7 +51,9 @@ class HttpFlinkRestClientTest {
         assertThat(job.checkpoints().latestFailureMessage()).contains("expired");
         assertThat(job.sources()).as("the sink vertex has no reader metrics").hasSize(1);
         assertThat(job.sources().get(0).vertexName()).startsWith("Source: kafka-source");
-        assertThat(job.sources().get(0).recordsOutPerSecond()).as("operator metric, not the chained task's").isEqualTo(200.0);
+        assertThat(job.sources().get(0).recordsOutPerSecond())
+                .as("operator metric, not the chained task's")
+                .isEqualTo(200.0);
         assertThat(job.assignedSplits()).isEqualTo(4);
         assertThat(job.partitionsRead()).containsExactly(0, 1, 2, 3);
     }
@@ -83,13 +87,22 @@ class HttpFlinkRestClientTest {
     @Test
     void checkpointConfig404MeansCheckpointingDisabled() {
         server.runningJob(now, 1, 1, false).remove("/jobs/j1/checkpoints/config");
-        assertThat(client.observe(server.url(), "device-events").job().checkpoints().enabled()).isFalse();
+        assertThat(client.observe(server.url(), "device-events")
+                        .job()
+                        .checkpoints()
+                        .enabled())
+                .isFalse();
     }
 
     @Test
     void infiniteIntervalMeansCheckpointingDisabled() {
-        server.runningJob(now, 1, 1, false).on("/jobs/j1/checkpoints/config", "{\"interval\":9223372036854775807,\"timeout\":600000}");
-        assertThat(client.observe(server.url(), "device-events").job().checkpoints().enabled()).isFalse();
+        server.runningJob(now, 1, 1, false)
+                .on("/jobs/j1/checkpoints/config", "{\"interval\":9223372036854775807,\"timeout\":600000}");
+        assertThat(client.observe(server.url(), "device-events")
+                        .job()
+                        .checkpoints()
+                        .enabled())
+                .isFalse();
     }
 
     @Test

@@ -11,7 +11,8 @@ import java.util.function.Function;
 public final class TestingFlinkRestClient implements FlinkRestClient {
 
     private final Map<String, Function<String, FlinkObservation>> byUrl = new ConcurrentHashMap<>();
-    private volatile Function<String, FlinkObservation> fallback = url -> FlinkObservation.failed(url, "ConnectException: Connection refused");
+    private volatile Function<String, FlinkObservation> fallback =
+            url -> FlinkObservation.failed(url, "ConnectException: Connection refused");
     public final AtomicInteger calls = new AtomicInteger();
 
     public TestingFlinkRestClient answer(String url, FlinkObservation o) {

@@ -33,7 +33,8 @@ public final class TestingFlinkRestServer implements AutoCloseable {
             String query = ex.getRequestURI().getRawQuery();
             String body = query == null ? bodies.get(path) : bodies.getOrDefault(path + "?" + query, bodies.get(path));
             int status = body == null ? 404 : 200;
-            byte[] bytes = (body == null ? "{\"errors\":[\"Not found: " + path + "\"]}" : body).getBytes(StandardCharsets.UTF_8);
+            byte[] bytes = (body == null ? "{\"errors\":[\"Not found: " + path + "\"]}" : body)
+                    .getBytes(StandardCharsets.UTF_8);
             ex.getResponseHeaders().set("Content-Type", "application/json");
             ex.sendResponseHeaders(status, bytes.length);
             try (OutputStream os = ex.getResponseBody()) {
@@ -66,34 +67,61 @@ public final class TestingFlinkRestServer implements AutoCloseable {
      * {@code partitions}; when {@code doubled}, every partition is assigned to two readers.
      */
     public TestingFlinkRestServer runningJob(long nowMillis, double sourceRate, int partitions, boolean doubled) {
-        on("/jobs/overview", "{\"jobs\":[{\"jid\":\"j0\",\"name\":\"old\",\"state\":\"CANCELED\",\"start-time\":" + (nowMillis - 7_200_000)
-                + "},{\"jid\":\"j1\",\"name\":\"lineflow\",\"state\":\"RUNNING\",\"start-time\":" + (nowMillis - 3_600_000) + "}]}");
-        on("/jobs/j1", "{\"jid\":\"j1\",\"name\":\"lineflow\",\"state\":\"RUNNING\",\"vertices\":["
-                + "{\"id\":\"v1\",\"name\":\"Source: kafka-source -> parse-events\",\"parallelism\":2},"
-                + "{\"id\":\"v2\",\"name\":\"device-windows -> Sink: postgres-sink\",\"parallelism\":2}]}");
+        on(
+                "/jobs/overview",
+                "{\"jobs\":[{\"jid\":\"j0\",\"name\":\"old\",\"state\":\"CANCELED\",\"start-time\":"
+                        + (nowMillis - 7_200_000)
+                        + "},{\"jid\":\"j1\",\"name\":\"lineflow\",\"state\":\"RUNNING\",\"start-time\":"
+                        + (nowMillis - 3_600_000) + "}]}");
+        on(
+                "/jobs/j1",
+                "{\"jid\":\"j1\",\"name\":\"lineflow\",\"state\":\"RUNNING\",\"vertices\":["
+                        + "{\"id\":\"v1\",\"name\":\"Source: kafka-source -> parse-events\",\"parallelism\":2},"
+                        + "{\"id\":\"v2\",\"name\":\"device-windows -> Sink: postgres-sink\",\"parallelism\":2}]}");
         on("/jobs/j1/metrics?get=numRestarts", "[{\"id\":\"numRestarts\",\"value\":\"2\"}]");
-        on("/jobs/j1/checkpoints/config", "{\"mode\":\"exactly_once\",\"interval\":60000,\"timeout\":120000,\"min_pause\":10000,"
-                + "\"max_concurrent\":1,\"externalization\":{\"enabled\":true,\"delete_on_cancellation\":false},\"tolerable_failed_checkpoints\":3}");
-        on("/jobs/j1/checkpoints", "{\"counts\":{\"restored\":0,\"total\":13,\"in_progress\":1,\"completed\":11,\"failed\":1},"
-                + "\"latest\":{\"completed\":{\"id\":12,\"status\":\"COMPLETED\",\"trigger_timestamp\":" + (nowMillis - 31_000)
-                + ",\"latest_ack_timestamp\":" + (nowMillis - 30_000) + ",\"external_path\":\"file:/flink-data/checkpoints/j1/chk-12\"},"
-                + "\"savepoint\":null,\"failed\":{\"id\":7,\"failure_timestamp\":" + (nowMillis - 600_000)
-                + ",\"failure_message\":\"Checkpoint expired before completing.\"},\"restored\":null},\"history\":[]}");
-        on("/jobs/j1/vertices/v1/subtasks/metrics", "[{\"id\":\"numRecordsOutPerSecond\"},{\"id\":\"Source__kafka-source.numRecordsOutPerSecond\"},"
-                + "{\"id\":\"parse-events.numRecordsOutPerSecond\"}]");
-        on("/jobs/j1/vertices/v1/subtasks/metrics?get=Source__kafka-source.numRecordsOutPerSecond&agg=sum",
+        on(
+                "/jobs/j1/checkpoints/config",
+                "{\"mode\":\"exactly_once\",\"interval\":60000,\"timeout\":120000,\"min_pause\":10000,"
+                        + "\"max_concurrent\":1,\"externalization\":{\"enabled\":true,\"delete_on_cancellation\":false},\"tolerable_failed_checkpoints\":3}");
+        on(
+                "/jobs/j1/checkpoints",
+                "{\"counts\":{\"restored\":0,\"total\":13,\"in_progress\":1,\"completed\":11,\"failed\":1},"
+                        + "\"latest\":{\"completed\":{\"id\":12,\"status\":\"COMPLETED\",\"trigger_timestamp\":"
+                        + (nowMillis - 31_000)
+                        + ",\"latest_ack_timestamp\":" + (nowMillis - 30_000)
+                        + ",\"external_path\":\"file:/flink-data/checkpoints/j1/chk-12\"},"
+                        + "\"savepoint\":null,\"failed\":{\"id\":7,\"failure_timestamp\":" + (nowMillis - 600_000)
+                        + ",\"failure_message\":\"Checkpoint expired before completing.\"},\"restored\":null},\"history\":[]}");
+        on(
+                "/jobs/j1/vertices/v1/subtasks/metrics",
+                "[{\"id\":\"numRecordsOutPerSecond\"},{\"id\":\"Source__kafka-source.numRecordsOutPerSecond\"},"
+                        + "{\"id\":\"parse-events.numRecordsOutPerSecond\"}]");
+        on(
+                "/jobs/j1/vertices/v1/subtasks/metrics?get=Source__kafka-source.numRecordsOutPerSecond&agg=sum",
                 "[{\"id\":\"Source__kafka-source.numRecordsOutPerSecond\",\"sum\":" + sourceRate + "}]");
-        on("/jobs/j1/vertices/v1/subtasks/metrics?get=numRecordsOutPerSecond&agg=sum", "[{\"id\":\"numRecordsOutPerSecond\",\"sum\":999.0}]");
+        on(
+                "/jobs/j1/vertices/v1/subtasks/metrics?get=numRecordsOutPerSecond&agg=sum",
+                "[{\"id\":\"numRecordsOutPerSecond\",\"sum\":999.0}]");
         StringBuilder m = new StringBuilder("[{\"id\":\"0.numRecordsIn\"}");
         for (int p = 0; p < partitions; p++) {
             int reader = p % 2;
-            m.append(",{\"id\":\"").append(reader).append(".Source__kafka-source.KafkaSourceReader.topic.device-events.partition.").append(p).append(".currentOffset\"}");
+            m.append(",{\"id\":\"")
+                    .append(reader)
+                    .append(".Source__kafka-source.KafkaSourceReader.topic.device-events.partition.")
+                    .append(p)
+                    .append(".currentOffset\"}");
             if (doubled) {
-                m.append(",{\"id\":\"").append(1 - reader).append(".Source__kafka-source.KafkaSourceReader.topic.device-events.partition.").append(p).append(".currentOffset\"}");
+                m.append(",{\"id\":\"")
+                        .append(1 - reader)
+                        .append(".Source__kafka-source.KafkaSourceReader.topic.device-events.partition.")
+                        .append(p)
+                        .append(".currentOffset\"}");
             }
         }
         on("/jobs/j1/vertices/v1/metrics", m.append("]").toString());
-        on("/jobs/j1/vertices/v2/metrics", "[{\"id\":\"0.numRecordsIn\"},{\"id\":\"0.device-windows.numRecordsOutPerSecond\"}]");
+        on(
+                "/jobs/j1/vertices/v2/metrics",
+                "[{\"id\":\"0.numRecordsIn\"},{\"id\":\"0.device-windows.numRecordsOutPerSecond\"}]");
         return this;
     }
 
@@ -102,17 +130,23 @@ public final class TestingFlinkRestServer implements AutoCloseable {
      * Kafka, whose {@code readers} readers each read every one of {@code partitions} partitions.
      */
     public TestingFlinkRestServer secondKafkaSource(double sourceRate, int partitions, int readers) {
-        on("/jobs/j1", "{\"jid\":\"j1\",\"name\":\"lineflow\",\"state\":\"RUNNING\",\"vertices\":["
-                + "{\"id\":\"v1\",\"name\":\"Source: kafka-source -> parse-events\",\"parallelism\":2},"
-                + "{\"id\":\"v3\",\"name\":\"Source: replayed-events\",\"parallelism\":" + readers + "},"
-                + "{\"id\":\"v2\",\"name\":\"device-windows -> Sink: postgres-sink\",\"parallelism\":2}]}");
-        on("/jobs/j1/vertices/v3/subtasks/metrics?get=Source__replayed-events.numRecordsOutPerSecond&agg=sum",
+        on(
+                "/jobs/j1",
+                "{\"jid\":\"j1\",\"name\":\"lineflow\",\"state\":\"RUNNING\",\"vertices\":["
+                        + "{\"id\":\"v1\",\"name\":\"Source: kafka-source -> parse-events\",\"parallelism\":2},"
+                        + "{\"id\":\"v3\",\"name\":\"Source: replayed-events\",\"parallelism\":" + readers + "},"
+                        + "{\"id\":\"v2\",\"name\":\"device-windows -> Sink: postgres-sink\",\"parallelism\":2}]}");
+        on(
+                "/jobs/j1/vertices/v3/subtasks/metrics?get=Source__replayed-events.numRecordsOutPerSecond&agg=sum",
                 "[{\"id\":\"Source__replayed-events.numRecordsOutPerSecond\",\"sum\":" + sourceRate + "}]");
         StringBuilder m = new StringBuilder("[{\"id\":\"0.numRecordsIn\"}");
         for (int r = 0; r < readers; r++) {
             for (int p = 0; p < partitions; p++) {
-                m.append(",{\"id\":\"").append(r).append(".Source__replayed-events.KafkaSourceReader.topic.device-events.partition.")
-                        .append(p).append(".currentOffset\"}");
+                m.append(",{\"id\":\"")
+                        .append(r)
+                        .append(".Source__replayed-events.KafkaSourceReader.topic.device-events.partition.")
+                        .append(p)
+                        .append(".currentOffset\"}");
             }
         }
         on("/jobs/j1/vertices/v3/metrics", m.append("]").toString());
