@@ -1,87 +1,77 @@
 package io.lineflow.reconciler.checks;
 
-import org.apache.flink.util.TimeUtils;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.FallbackKey;
 
-import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Reads Flink settings from a FlinkDeployment's {@code flinkConfiguration}, honouring the older
- * key names Flink 1.20 still accepts. The first key listed is the current one.
+ * A FlinkDeployment's {@code flinkConfiguration}, read through Flink's own {@link ConfigOption}s
+ * (e.g. {@code CheckpointingOptions.CHECKPOINTS_DIRECTORY}): an option's current key first, then the
+ * older keys Flink still accepts for it, as Flink itself reads them. Blank values count as unset.
  */
 public final class FlinkConf {
-
-    public static final String[] CHECKPOINT_INTERVAL = {"execution.checkpointing.interval"};
-    public static final String[] CHECKPOINT_MODE = {"execution.checkpointing.mode"};
-    public static final String[] CHECKPOINT_TIMEOUT = {"execution.checkpointing.timeout"};
-    public static final String[] TOLERABLE_FAILURES = {"execution.checkpointing.tolerable-failed-checkpoints"};
-    public static final String[] RETENTION = {"execution.checkpointing.externalized-checkpoint-retention"};
-    public static final String[] CHECKPOINT_STORAGE = {"execution.checkpointing.storage", "state.checkpoint-storage"};
-    public static final String[] CHECKPOINT_DIR = {"execution.checkpointing.dir", "state.checkpoints.dir"};
-    public static final String[] SAVEPOINT_DIR = {"execution.checkpointing.savepoint-dir", "state.savepoints.dir"};
-    public static final String[] STATE_BACKEND = {"state.backend.type", "state.backend"};
-    public static final String[] HA_TYPE = {"high-availability.type", "high-availability"};
-    public static final String[] HA_STORAGE_DIR = {"high-availability.storageDir", "high-availability.storage-dir"};
-    public static final String[] RESTART_STRATEGY = {"restart-strategy.type", "restart-strategy"};
-
-    /** Flink's default checkpoint timeout. */
-    public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(10);
-
-    private final Map<String, String> conf;
+    private final Map<String, String> raw = new LinkedHashMap<>();
+    private final Configuration typed;
 
     public FlinkConf(Map<String, String> conf) {
-        this.conf = conf == null ? Map.of() : conf;
+        if (conf != null) {
+            conf.forEach((k, v) -> {
+                if (v != null && !v.isBlank()) {
+                    raw.put(k, v.trim());
+                }
+            });
+        }
+        typed = Configuration.fromMap(raw);
     }
 
-    /** The value of the first key present and non-blank, trimmed. */
-    public Optional<String> get(String... keys) {
-        for (String key : keys) {
-            String v = conf.get(key);
-            if (v != null && !v.isBlank()) {
-                return Optional.of(v.trim());
-            }
+    /** The option's keys in the order Flink reads them: the current one, then its fallbacks. */
+    static List<String> keys(ConfigOption<?> option) {
+        List<String> keys = new ArrayList<>(List.of(option.key()));
+        for (FallbackKey k : option.fallbackKeys()) {
+            keys.add(k.getKey());
         }
-        return Optional.empty();
+        return keys;
+    }
+
+    /** The value as written (trimmed), from the first of the option's keys that is set. */
+    public Optional<String> get(ConfigOption<?> option) {
+        return keys(option).stream().map(raw::get).filter(v -> v != null).findFirst();
     }
 
     /** The key that supplied {@link #get}, for evidence; the current key if none did. */
-    public String keyOf(String... keys) {
-        for (String key : keys) {
-            String v = conf.get(key);
-            if (v != null && !v.isBlank()) {
-                return key;
-            }
-        }
-        return keys[0];
+    public String keyOf(ConfigOption<?> option) {
+        return keys(option).stream().filter(raw::containsKey).findFirst().orElse(option.key());
     }
 
-    /** Lower-case value. */
-    public Optional<String> lower(String... keys) {
-        return get(keys).map(v -> v.toLowerCase(Locale.ROOT));
+    /** Lower-case value as written. */
+    public Optional<String> lower(ConfigOption<?> option) {
+        return get(option).map(v -> v.toLowerCase(Locale.ROOT));
     }
 
-    /** A Flink duration ("30 s", "1min", "60000" = ms); empty if absent or unparsable. */
-    public Optional<Duration> duration(String... keys) {
-        return get(keys).flatMap(FlinkConf::parseDuration);
-    }
-
-    public Optional<Integer> integer(String... keys) {
-        return get(keys).flatMap(v -> {
-            try {
-                return Optional.of(Integer.parseInt(v));
-            } catch (NumberFormatException e) {
-                return Optional.empty();
-            }
-        });
-    }
-
-    static Optional<Duration> parseDuration(String v) {
-        try {
-            return Optional.of(TimeUtils.parseDuration(v));
-        } catch (RuntimeException e) {
+    /**
+     * The value as Flink reads it, when it is set: empty when unset, or when Flink could not read it
+     * (the job would then fail to start; the checks report what was written).
+     */
+    public <T> Optional<T> value(ConfigOption<T> option) {
+        if (get(option).isEmpty()) {
             return Optional.empty();
         }
+        try {
+            return typed.getOptional(option);
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** {@link #value}, or Flink's default for the option when it is unset or unreadable. */
+    public <T> T valueOrDefault(ConfigOption<T> option) {
+        return value(option).orElse(option.defaultValue());
     }
 }

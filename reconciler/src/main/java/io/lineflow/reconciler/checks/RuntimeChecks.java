@@ -25,6 +25,7 @@ import io.lineflow.reconciler.model.Observation;
 import io.lineflow.reconciler.model.Sample;
 import io.lineflow.reconciler.model.Severity;
 
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 
 import java.time.Clock;
@@ -199,16 +200,16 @@ public final class RuntimeChecks {
         FlinkConf spec = new FlinkConf(o.spec().flinkConfiguration());
         Duration interval = cp != null && cp.interval() != null
                 ? cp.interval()
-                : spec.duration(FlinkConf.CHECKPOINT_INTERVAL).orElse(null);
+                : spec.value(CheckpointingOptions.CHECKPOINTING_INTERVAL).orElse(null);
         if (interval == null || interval.isZero() || interval.isNegative()) {
             return Optional.empty();
         }
         Duration timeout = cp != null && cp.timeout() != null
                 ? cp.timeout()
-                : spec.duration(FlinkConf.CHECKPOINT_TIMEOUT).orElse(FlinkConf.DEFAULT_TIMEOUT);
+                : spec.valueOrDefault(CheckpointingOptions.CHECKPOINTING_TIMEOUT);
         int tolerable = cp != null && cp.tolerableFailures() != null
                 ? cp.tolerableFailures()
-                : spec.integer(FlinkConf.TOLERABLE_FAILURES).orElse(0);
+                : spec.valueOrDefault(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER);
         Duration base = interval.compareTo(timeout) >= 0 ? interval : timeout;
         return Optional.of(base.multipliedBy(Math.max(0, tolerable) + 2L));
     }

@@ -14,6 +14,11 @@ import io.lineflow.reconciler.model.Severity;
 import io.lineflow.reconciler.model.SpecObservation;
 import io.lineflow.reconciler.model.SpecObservation.Mount;
 
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.HighAvailabilityOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -45,8 +50,8 @@ public final class SpecChecks {
     /** CHECKPOINTING_DISABLED: no positive checkpoint interval. */
     public static HealthResult checkpointingDisabled(SpecObservation spec) {
         FlinkConf c = new FlinkConf(spec.flinkConfiguration());
-        Optional<String> raw = c.get(FlinkConf.CHECKPOINT_INTERVAL);
-        Optional<Duration> interval = c.duration(FlinkConf.CHECKPOINT_INTERVAL);
+        Optional<String> raw = c.get(CheckpointingOptions.CHECKPOINTING_INTERVAL);
+        Optional<Duration> interval = c.value(CheckpointingOptions.CHECKPOINTING_INTERVAL);
         if (interval.isPresent() && !interval.get().isZero() && !interval.get().isNegative()) {
             return HealthResult.healthy();
         }
@@ -59,7 +64,7 @@ public final class SpecChecks {
                         "execution.checkpointing.interval " + why
                                 + ": after any restart the windows are rebuilt from wherever the source resumes, losing or doubling counts. "
                                 + "Set execution.checkpointing.interval (e.g. '60 s') in spec.flinkConfiguration.")
-                .with("key", FlinkConf.CHECKPOINT_INTERVAL[0])
+                .with("key", CheckpointingOptions.CHECKPOINTING_INTERVAL.key())
                 .with("value", raw.orElse(null))
                 .build());
     }
@@ -67,14 +72,16 @@ public final class SpecChecks {
     /** CHECKPOINT_STORAGE_NOT_DURABLE: checkpoints in JobManager heap, or on a path no durable volume backs. */
     public static HealthResult checkpointStorageNotDurable(SpecObservation spec) {
         FlinkConf c = new FlinkConf(spec.flinkConfiguration());
-        Optional<String> storage = c.lower(FlinkConf.CHECKPOINT_STORAGE);
-        Optional<String> backend = c.lower(FlinkConf.STATE_BACKEND);
-        Optional<String> dir = c.get(FlinkConf.CHECKPOINT_DIR);
+        Optional<String> storage = c.lower(CheckpointingOptions.CHECKPOINT_STORAGE);
+        Optional<String> backend = c.lower(StateBackendOptions.STATE_BACKEND);
+        Optional<String> dir = c.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);
         String fix =
                 " Set execution.checkpointing.storage: filesystem and execution.checkpointing.dir to s3://…, or to a path on a PersistentVolumeClaim mounted in JobManager and TaskManager pods.";
         if (storage.filter(HEAP_STORAGE::contains).isPresent()
                 || backend.filter(HEAP_STORAGE::contains).isPresent()) {
-            String key = storage.isPresent() ? c.keyOf(FlinkConf.CHECKPOINT_STORAGE) : c.keyOf(FlinkConf.STATE_BACKEND);
+            String key = storage.isPresent()
+                    ? c.keyOf(CheckpointingOptions.CHECKPOINT_STORAGE)
+                    : c.keyOf(StateBackendOptions.STATE_BACKEND);
             return notDurable("Checkpoints are kept in JobManager heap (" + key
                             + ": jobmanager); they vanish with the JobManager pod." + fix)
                     .with("key", key)
@@ -86,7 +93,7 @@ public final class SpecChecks {
             return notDurable(
                             "No checkpoint directory (execution.checkpointing.dir / state.checkpoints.dir) is set, so Flink keeps checkpoints in JobManager heap; they vanish with the JobManager pod."
                                     + fix)
-                    .with("key", FlinkConf.CHECKPOINT_DIR[0])
+                    .with("key", CheckpointingOptions.CHECKPOINTS_DIRECTORY.key())
                     .build()
                     .asResult();
         }
@@ -108,7 +115,7 @@ public final class SpecChecks {
         String where = jm != null ? "JobManager: " + jm : "TaskManager: " + tm;
         return notDurable("Checkpoint directory " + path + " is a local path that no durable volume backs (" + where
                         + "); checkpoints are lost when the pod goes." + fix)
-                .with("key", c.keyOf(FlinkConf.CHECKPOINT_DIR))
+                .with("key", c.keyOf(CheckpointingOptions.CHECKPOINTS_DIRECTORY))
                 .with("value", path)
                 .with("jobManagerMount", jm == null ? "durable" : jm)
                 .with("taskManagerMount", tm == null ? "durable" : tm)
@@ -119,17 +126,19 @@ public final class SpecChecks {
     /** CHECKPOINTS_NOT_RETAINED: the retention is not RETAIN_ON_CANCELLATION. */
     public static HealthResult checkpointsNotRetained(SpecObservation spec) {
         FlinkConf c = new FlinkConf(spec.flinkConfiguration());
-        String value = c.get(FlinkConf.RETENTION).orElse("NO_EXTERNALIZED_CHECKPOINTS (default)");
+        String value = c.get(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION)
+                .orElse("NO_EXTERNALIZED_CHECKPOINTS (default)");
         if (value.equalsIgnoreCase("RETAIN_ON_CANCELLATION")) {
             return HealthResult.healthy();
         }
         return Finding.of(
                         CHECKPOINTS_NOT_RETAINED,
                         Severity.CRITICAL,
-                        "Checkpoints are not retained on cancellation (" + FlinkConf.RETENTION[0] + " is " + value
+                        "Checkpoints are not retained on cancellation ("
+                                + CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION.key() + " is " + value
                                 + "): a cancel or a failed upgrade deletes the only state to restore from. "
                                 + "Set it to RETAIN_ON_CANCELLATION.")
-                .with("key", FlinkConf.RETENTION[0])
+                .with("key", CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION.key())
                 .with("value", value)
                 .build()
                 .asResult();
@@ -159,18 +168,18 @@ public final class SpecChecks {
     /** HA_DISABLED: no JobManager high availability (worse with 2+ JobManagers or last-state upgrades). */
     public static HealthResult haDisabled(SpecObservation spec) {
         FlinkConf c = new FlinkConf(spec.flinkConfiguration());
-        Optional<String> type = c.lower(FlinkConf.HA_TYPE);
+        Optional<String> type = c.lower(HighAvailabilityOptions.HA_MODE);
         boolean off = type.isEmpty() || type.get().equals("none");
         int replicas = spec.jobManagerReplicas();
         if (!off) {
-            if (c.get(FlinkConf.HA_STORAGE_DIR).isEmpty()) {
+            if (c.get(HighAvailabilityOptions.HA_STORAGE_PATH).isEmpty()) {
                 return Finding.of(
                                 HA_DISABLED,
                                 Severity.CRITICAL,
                                 "High availability is " + type.get()
                                         + " but high-availability.storageDir is not set; Flink will not start the JobManager. "
                                         + "Set high-availability.storageDir to durable storage (s3://… or a PVC path).")
-                        .with("key", FlinkConf.HA_STORAGE_DIR[0])
+                        .with("key", HighAvailabilityOptions.HA_STORAGE_PATH.key())
                         .with("haType", type.get())
                         .build()
                         .asResult();
@@ -180,13 +189,13 @@ public final class SpecChecks {
         String message = replicas > 1
                 ? "spec.jobManager.replicas is " + replicas
                         + " but high availability is off: the standby JobManagers can never take over, and a JobManager failure loses the running job. "
-                : "High availability is off (" + FlinkConf.HA_TYPE[0]
+                : "High availability is off (" + HighAvailabilityOptions.HA_MODE.key()
                         + " unset or NONE): a JobManager failure loses the job's checkpoint pointer, so recovery restarts from the last savepoint or from nothing. ";
         return Finding.of(
                         HA_DISABLED,
                         Severity.CRITICAL,
                         message + "Set high-availability.type: kubernetes and high-availability.storageDir.")
-                .with("key", FlinkConf.HA_TYPE[0])
+                .with("key", HighAvailabilityOptions.HA_MODE.key())
                 .with("value", type.orElse(null))
                 .with("jobManagerReplicas", replicas)
                 .build()
@@ -196,19 +205,20 @@ public final class SpecChecks {
     /** SAVEPOINT_DIR_MISSING: no savepoint directory, so the operator cannot take upgrade savepoints. */
     public static HealthResult savepointDirMissing(SpecObservation spec) {
         FlinkConf c = new FlinkConf(spec.flinkConfiguration());
-        if (c.get(FlinkConf.SAVEPOINT_DIR).isPresent()) {
+        if (c.get(CheckpointingOptions.SAVEPOINT_DIRECTORY).isPresent()) {
             return HealthResult.healthy();
         }
         boolean needed = "savepoint".equals(spec.upgradeMode());
         return Finding.of(
                         SAVEPOINT_DIR_MISSING,
                         needed ? Severity.CRITICAL : Severity.WARNING,
-                        "No savepoint directory (" + FlinkConf.SAVEPOINT_DIR[0] + " / state.savepoints.dir) is set: "
+                        "No savepoint directory (" + CheckpointingOptions.SAVEPOINT_DIRECTORY.key()
+                                + " / state.savepoints.dir) is set: "
                                 + (needed
                                         ? "upgradeMode savepoint cannot take its upgrade savepoint. "
                                         : "manual and upgrade savepoints cannot be taken. ")
                                 + "Set it to durable storage next to the checkpoint directory.")
-                .with("key", FlinkConf.SAVEPOINT_DIR[0])
+                .with("key", CheckpointingOptions.SAVEPOINT_DIRECTORY.key())
                 .with("upgradeMode", spec.upgradeMode())
                 .build()
                 .asResult();
@@ -217,16 +227,16 @@ public final class SpecChecks {
     /** RESTART_STRATEGY_NONE: the job fails for good on the first error. */
     public static HealthResult restartStrategyNone(SpecObservation spec) {
         FlinkConf c = new FlinkConf(spec.flinkConfiguration());
-        Optional<String> type = c.lower(FlinkConf.RESTART_STRATEGY);
+        Optional<String> type = c.lower(RestartStrategyOptions.RESTART_STRATEGY);
         if (type.isEmpty() || !NO_RESTART.contains(type.get())) {
             return HealthResult.healthy();
         }
         return Finding.of(
                         RESTART_STRATEGY_NONE,
                         Severity.CRITICAL,
-                        c.keyOf(FlinkConf.RESTART_STRATEGY) + " is " + type.get()
+                        c.keyOf(RestartStrategyOptions.RESTART_STRATEGY) + " is " + type.get()
                                 + ": the first TaskManager loss or bad record fails the job for good. Use exponential-delay (Flink's default with checkpointing) or fixed-delay.")
-                .with("key", c.keyOf(FlinkConf.RESTART_STRATEGY))
+                .with("key", c.keyOf(RestartStrategyOptions.RESTART_STRATEGY))
                 .with("value", type.get())
                 .build()
                 .asResult();
