@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
+import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
 import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
 import org.apache.flink.kubernetes.operator.api.spec.FlinkVersion;
 import org.apache.flink.kubernetes.operator.api.spec.JobManagerSpec;
@@ -97,7 +98,7 @@ public final class TestUtils {
                 null);
     }
 
-    public static Job job(String state, long restarts, Checkpoints cp, Source source) {
+    public static Job job(JobStatus state, long restarts, Checkpoints cp, Source source) {
         return new Job(
                 "abc",
                 "lineflow",
@@ -117,7 +118,7 @@ public final class TestUtils {
     }
 
     public static FlinkObservation healthyFlink() {
-        return flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(30), 120, 0), source(100)));
+        return flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(30), 120, 0), source(100)));
     }
 
     public static KafkaObservation kafka(long endOffsetSum, Long lag, Duration retention) {
@@ -139,7 +140,8 @@ public final class TestUtils {
     }
 
     public static KubernetesStatus runningStatus() {
-        return new KubernetesStatus("RUNNING", "READY", "STABLE", null);
+        return new KubernetesStatus(
+                JobStatus.RUNNING, JobManagerDeploymentStatus.READY, ResourceLifecycleState.STABLE, null);
     }
 
     public static Observation observation(FlinkObservation flink, KafkaObservation kafka, List<Sample> history) {

@@ -25,13 +25,16 @@ import io.lineflow.reconciler.model.Observation;
 import io.lineflow.reconciler.model.Sample;
 import io.lineflow.reconciler.model.Severity;
 
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.kubernetes.operator.api.status.JobManagerDeploymentStatus;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -42,8 +45,13 @@ public final class RuntimeChecks {
     /** What Flink writes as external path for checkpoints kept in JobManager heap. */
     static final String NOT_ADDRESSABLE = "<checkpoint-not-externally-addressable>";
 
-    private static final Set<String> TRANSIENT_STATES =
-            Set.of("RESTARTING", "INITIALIZING", "CREATED", "RECONCILING", "FAILING", "CANCELLING");
+    private static final Set<JobStatus> TRANSIENT_STATES = EnumSet.of(
+            JobStatus.RESTARTING,
+            JobStatus.INITIALIZING,
+            JobStatus.CREATED,
+            JobStatus.RECONCILING,
+            JobStatus.FAILING,
+            JobStatus.CANCELLING);
 
     private RuntimeChecks() {}
 
@@ -73,13 +81,14 @@ public final class RuntimeChecks {
         }
         KubernetesStatus k = o.status();
         Job job = o.flink() != null && o.flink().ok() ? o.flink().job() : null;
-        String k8sState = k == null ? null : k.jobState();
-        String jmStatus = k == null ? null : k.jobManagerDeploymentStatus();
-        String restState = job == null ? null : job.state();
+        JobStatus k8sState = k == null ? null : k.jobState();
+        JobManagerDeploymentStatus jmStatus = k == null ? null : k.jobManagerDeploymentStatus();
+        JobStatus restState = job == null ? null : job.state();
         boolean noJobInFlink =
                 o.flink() != null && o.flink().ok() && job == null && o.spec().hasJob();
-        boolean jmBroken = "ERROR".equals(jmStatus) || "MISSING".equals(jmStatus);
-        String bad = firstNonRunning(restState, k8sState);
+        boolean jmBroken =
+                jmStatus == JobManagerDeploymentStatus.ERROR || jmStatus == JobManagerDeploymentStatus.MISSING;
+        JobStatus bad = firstNonRunning(restState, k8sState);
         if (bad == null && !jmBroken && !noJobInFlink) {
             return HealthResult.healthy();
         }
@@ -103,9 +112,9 @@ public final class RuntimeChecks {
                 .asResult();
     }
 
-    private static String firstNonRunning(String... states) {
-        for (String s : states) {
-            if (s != null && !s.equals("RUNNING")) {
+    private static JobStatus firstNonRunning(JobStatus... states) {
+        for (JobStatus s : states) {
+            if (s != null && s != JobStatus.RUNNING) {
                 return s;
             }
         }
@@ -218,7 +227,7 @@ public final class RuntimeChecks {
     public static HealthResult checkpointStale(Observation o, Clock clock) {
         Job job = job(o);
         if (job == null
-                || !"RUNNING".equals(job.state())
+                || job.state() != JobStatus.RUNNING
                 || job.checkpoints() == null
                 || !job.checkpoints().enabled()) {
             return HealthResult.healthy();

@@ -1,5 +1,7 @@
 package io.lineflow.reconciler.model;
 
+import org.apache.flink.api.common.JobStatus;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -33,7 +35,7 @@ public record FlinkObservation(String restUrl, String error, Job job) {
     public record Job(
             String id,
             String name,
-            String state,
+            JobStatus state,
             Instant startTime,
             Long numRestarts,
             Checkpoints checkpoints,

@@ -1,5 +1,9 @@
 package io.lineflow.reconciler.model;
 
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
+import org.apache.flink.kubernetes.operator.api.status.JobManagerDeploymentStatus;
+
 /**
  * What the operator reports in {@code FlinkDeployment.status}.
  *
@@ -9,7 +13,10 @@ package io.lineflow.reconciler.model;
  * @param error {@code status.error}, {@code null} if none
  */
 public record KubernetesStatus(
-        String jobState, String jobManagerDeploymentStatus, String lifecycleState, String error) {
+        JobStatus jobState,
+        JobManagerDeploymentStatus jobManagerDeploymentStatus,
+        ResourceLifecycleState lifecycleState,
+        String error) {
 
     public static KubernetesStatus unknown() {
         return new KubernetesStatus(null, null, null, null);

@@ -7,6 +7,7 @@ import io.lineflow.reconciler.model.FlinkObservation.Source;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.api.common.JobStatus;
 
 import java.io.IOException;
 import java.net.URI;
@@ -81,7 +82,9 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
                     new Job(
                             jid,
                             chosen.path("name").asText(null),
-                            chosen.path("state").asText(null),
+                            chosen.hasNonNull("state")
+                                    ? JobStatus.valueOf(chosen.path("state").asText())
+                                    : null,
                             start > 0 ? Instant.ofEpochMilli(start) : null,
                             restarts,
                             checkpoints,

@@ -63,13 +63,9 @@ public final class SpecReader {
             return KubernetesStatus.unknown();
         }
         return new KubernetesStatus(
-                st.getJobStatus() == null || st.getJobStatus().getState() == null
-                        ? null
-                        : st.getJobStatus().getState().name(),
-                st.getJobManagerDeploymentStatus() == null
-                        ? null
-                        : st.getJobManagerDeploymentStatus().name(),
-                st.getLifecycleState() == null ? null : st.getLifecycleState().name(),
+                st.getJobStatus() == null ? null : st.getJobStatus().getState(),
+                st.getJobManagerDeploymentStatus(),
+                st.getLifecycleState(),
                 st.getError());
     }
 

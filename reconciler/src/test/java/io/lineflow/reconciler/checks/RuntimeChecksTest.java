@@ -24,7 +24,10 @@ import io.lineflow.reconciler.model.KubernetesStatus;
 import io.lineflow.reconciler.model.Observation;
 import io.lineflow.reconciler.model.Severity;
 
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
+import org.apache.flink.kubernetes.operator.api.status.JobManagerDeploymentStatus;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -50,7 +53,7 @@ class RuntimeChecksTest {
 
     @Test
     void reportsJobNotRunningFromFlinkState() {
-        Observation o = observation(flink(job("FAILED", 0, checkpoints(NOW, 1, 0), null)), null, List.of());
+        Observation o = observation(flink(job(JobStatus.FAILED, 0, checkpoints(NOW, 1, 0), null)), null, List.of());
         HealthResult r = RuntimeChecks.jobNotRunning(o);
         assertThat(r.codes()).containsExactly(FindingCode.JOB_NOT_RUNNING);
         assertThat(r.worst()).contains(Severity.CRITICAL);
@@ -58,7 +61,7 @@ class RuntimeChecksTest {
 
     @Test
     void reportsRestartingJobAsWarningNotCritical() {
-        Observation o = observation(flink(job("RESTARTING", 1, checkpoints(NOW, 1, 0), null)), null, List.of());
+        Observation o = observation(flink(job(JobStatus.RESTARTING, 1, checkpoints(NOW, 1, 0), null)), null, List.of());
         assertThat(RuntimeChecks.jobNotRunning(o).worst()).contains(Severity.WARNING);
     }
 
@@ -67,7 +70,8 @@ class RuntimeChecksTest {
         Observation o = new Observation(
                 NOW,
                 TestUtils.goodSpec(),
-                new KubernetesStatus("FAILED", "ERROR", "FAILED", "boom"),
+                new KubernetesStatus(
+                        JobStatus.FAILED, JobManagerDeploymentStatus.ERROR, ResourceLifecycleState.FAILED, "boom"),
                 FlinkObservation.failed("http://x", "ConnectException: refused"),
                 null,
                 List.of());
@@ -93,7 +97,13 @@ class RuntimeChecksTest {
                 List.of(),
                 List.of());
         Observation o = new Observation(
-                NOW, suspended, new KubernetesStatus("SUSPENDED", "READY", "SUSPENDED", null), null, null, List.of());
+                NOW,
+                suspended,
+                new KubernetesStatus(
+                        JobStatus.SUSPENDED, JobManagerDeploymentStatus.READY, ResourceLifecycleState.SUSPENDED, null),
+                null,
+                null,
+                List.of());
         assertThat(RuntimeChecks.jobNotRunning(o).worst()).contains(Severity.INFO);
     }
 
@@ -111,7 +121,7 @@ class RuntimeChecksTest {
     @Test
     void reportsRestartLoopWhenRestartsGrowWithinWindow() {
         Observation o = observation(
-                flink(job("RUNNING", 7, checkpoints(NOW, 5, 0), null)),
+                flink(job(JobStatus.RUNNING, 7, checkpoints(NOW, 5, 0), null)),
                 null,
                 List.of(
                         sample(Duration.ofMinutes(8), 3L, 0L, null, null),
@@ -124,7 +134,7 @@ class RuntimeChecksTest {
     @Test
     void doesNotReportOldRestartsOutsideTheWindow() {
         Observation o = observation(
-                flink(job("RUNNING", 7, checkpoints(NOW, 5, 0), null)),
+                flink(job(JobStatus.RUNNING, 7, checkpoints(NOW, 5, 0), null)),
                 null,
                 List.of(
                         sample(Duration.ofMinutes(30), 0L, 0L, null, null),
@@ -136,7 +146,9 @@ class RuntimeChecksTest {
     void reportsStaleCheckpointWhenNoneCompletedWithinWindow() {
         // max(60 s, 2 min) × (3 + 2) = 10 min allowed; latest is 11 min old.
         Observation o = observation(
-                flink(job("RUNNING", 0, checkpoints(NOW.minus(Duration.ofMinutes(11)), 10, 0), null)), null, List.of());
+                flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minus(Duration.ofMinutes(11)), 10, 0), null)),
+                null,
+                List.of());
         HealthResult r = RuntimeChecks.checkpointStale(o, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.CHECKPOINT_STALE);
         assertThat(r.findings().get(0).evidence())
@@ -147,13 +159,15 @@ class RuntimeChecksTest {
     @Test
     void doesNotReportCheckpointJustInsideTheWindow() {
         Observation o = observation(
-                flink(job("RUNNING", 0, checkpoints(NOW.minus(Duration.ofMinutes(9)), 10, 0), null)), null, List.of());
+                flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minus(Duration.ofMinutes(9)), 10, 0), null)),
+                null,
+                List.of());
         assertThat(RuntimeChecks.checkpointStale(o, CLOCK).findings()).isEmpty();
     }
 
     @Test
     void reportsStaleWhenNoCheckpointEverCompletedLongAfterStart() {
-        Observation o = observation(flink(job("RUNNING", 0, checkpoints(null, 0, 0), null)), null, List.of());
+        Observation o = observation(flink(job(JobStatus.RUNNING, 0, checkpoints(null, 0, 0), null)), null, List.of());
         assertThat(RuntimeChecks.checkpointStale(o, CLOCK).findings().get(0).message())
                 .contains("since the job started");
     }
@@ -175,7 +189,9 @@ class RuntimeChecksTest {
                 NOW.minusSeconds(20),
                 "Checkpoint expired before completing.");
         Observation o = observation(
-                flink(job("RUNNING", 0, cp, null)), null, List.of(sample(Duration.ofMinutes(5), 0L, 1L, null, null)));
+                flink(job(JobStatus.RUNNING, 0, cp, null)),
+                null,
+                List.of(sample(Duration.ofMinutes(5), 0L, 1L, null, null)));
         HealthResult r = RuntimeChecks.checkpointFailures(o, conf, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.CHECKPOINT_FAILURES);
         assertThat(r.worst()).contains(Severity.CRITICAL);
@@ -188,13 +204,13 @@ class RuntimeChecksTest {
         // replaced: the job runs before its TaskManager pod does, Flink refuses the triggers and
         // counts them as failed, but no failed checkpoint exists (latest failed: none).
         Observation starting = observation(
-                flink(job("RUNNING", 0, checkpoints(null, 0, 2), null)),
+                flink(job(JobStatus.RUNNING, 0, checkpoints(null, 0, 2), null)),
                 null,
                 List.of(sample(Duration.ofMinutes(1), 0L, 0L, null, null)));
         assertThat(RuntimeChecks.checkpointFailures(starting, conf, CLOCK).findings())
                 .isEmpty();
         Observation recovered = observation(
-                flink(job("RUNNING", 1, checkpoints(NOW.minusSeconds(5), 24, 4), null)),
+                flink(job(JobStatus.RUNNING, 1, checkpoints(NOW.minusSeconds(5), 24, 4), null)),
                 null,
                 List.of(
                         sample(Duration.ofMinutes(5), 0L, 0L, null, null),
@@ -218,7 +234,7 @@ class RuntimeChecksTest {
                 NOW.minusSeconds(70),
                 "Checkpoint expired before completing.");
         Observation failing = observation(
-                flink(job("RUNNING", 1, failed, null)),
+                flink(job(JobStatus.RUNNING, 1, failed, null)),
                 null,
                 List.of(
                         sample(Duration.ofMinutes(5), 0L, 0L, null, null),
@@ -230,7 +246,7 @@ class RuntimeChecksTest {
     @Test
     void oldCheckpointFailuresAreNotReported() {
         Observation o = observation(
-                flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(30), 100, 2), null)),
+                flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(30), 100, 2), null)),
                 null,
                 List.of(sample(Duration.ofMinutes(5), 0L, 2L, null, null)));
         assertThat(RuntimeChecks.checkpointFailures(o, conf, CLOCK).findings()).isEmpty();
@@ -252,7 +268,8 @@ class RuntimeChecksTest {
                 RuntimeChecks.NOT_ADDRESSABLE,
                 null,
                 null);
-        assertThat(RuntimeChecks.checkpointNotExternal(observation(flink(job("RUNNING", 0, cp, null)), null, List.of()))
+        assertThat(RuntimeChecks.checkpointNotExternal(
+                                observation(flink(job(JobStatus.RUNNING, 0, cp, null)), null, List.of()))
                         .has(FindingCode.CHECKPOINT_NOT_EXTERNAL))
                 .isTrue();
         assertThat(RuntimeChecks.checkpointNotExternal(observation(healthyFlink(), null, List.of()))
@@ -308,7 +325,7 @@ class RuntimeChecksTest {
     void reportsDuplicateConsumptionWhenSourceEmitsTwiceTheProduceRate() {
         // 6000 records in 60 s = 100/s produced; the source emits 199/s.
         Observation o = observation(
-                flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(199))),
+                flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(199))),
                 kafka(1_006_000, 500L, Duration.ofDays(7)),
                 List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 500L)));
         HealthResult r = RuntimeChecks.duplicateConsumption(o, conf);
@@ -322,7 +339,8 @@ class RuntimeChecksTest {
         // Seen under the operator after a broker restart: the tasks restarted from the last
         // checkpoint and re-read what came after it; the committed offsets did not move back, so
         // the source emitted 4.7 times the consumption rate. The replay is correct, not a double read.
-        FlinkObservation.Job taskRestart = job("RUNNING", 1, checkpoints(NOW.minusSeconds(10), 10, 0), source(199));
+        FlinkObservation.Job taskRestart =
+                job(JobStatus.RUNNING, 1, checkpoints(NOW.minusSeconds(10), 10, 0), source(199));
         Observation afterTaskRestart = observation(
                 flink(taskRestart),
                 kafka(1_006_000, 500L, Duration.ofDays(7)),
@@ -334,7 +352,7 @@ class RuntimeChecksTest {
         FlinkObservation.Job failedOver = new FlinkObservation.Job(
                 "abc",
                 "lineflow",
-                "RUNNING",
+                JobStatus.RUNNING,
                 NOW.minusSeconds(90),
                 0L,
                 checkpoints(NOW.minusSeconds(10), 10, 0),
@@ -350,7 +368,7 @@ class RuntimeChecksTest {
     @Test
     void aDoubleReadLongAfterTheLastRestoreIsStillCaught() {
         FlinkObservation.Job restartedLongAgo =
-                job("RUNNING", 1, checkpoints(NOW.minusSeconds(10), 10, 0), source(199));
+                job(JobStatus.RUNNING, 1, checkpoints(NOW.minusSeconds(10), 10, 0), source(199));
         Observation o = observation(
                 flink(restartedLongAgo),
                 kafka(1_006_000, 500L, Duration.ofDays(7)),
@@ -365,7 +383,7 @@ class RuntimeChecksTest {
     void catchingUpAfterDowntimeIsNotDuplicateConsumption() {
         // 100/s produced, lag shrinking by 100/s: the source rightly emits 200/s.
         Observation o = observation(
-                flink(job("RUNNING", 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(200))),
+                flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(200))),
                 kafka(1_006_000, 4_000L, Duration.ofDays(7)),
                 List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 10_000L)));
         assertThat(RuntimeChecks.duplicateConsumption(o, conf).findings()).isEmpty();
@@ -377,8 +395,8 @@ class RuntimeChecksTest {
     void reportsDuplicateConsumptionWhenMoreReaderAssignmentsThanPartitions() {
         FlinkObservation.Source doubled =
                 new FlinkObservation.Source("v1", "Source: kafka-source", 4, null, 8, Set.of(0, 1, 2, 3));
-        Observation o =
-                observation(flink(job("RUNNING", 0, checkpoints(NOW, 10, 0), doubled)), healthyKafka(), List.of());
+        Observation o = observation(
+                flink(job(JobStatus.RUNNING, 0, checkpoints(NOW, 10, 0), doubled)), healthyKafka(), List.of());
         HealthResult r = RuntimeChecks.duplicateConsumption(o, conf);
         assertThat(r.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
         assertThat(r.findings().get(0).evidence())
@@ -393,7 +411,7 @@ class RuntimeChecksTest {
         FlinkObservation.Job twoSources = new FlinkObservation.Job(
                 "abc",
                 "lineflow",
-                "RUNNING",
+                JobStatus.RUNNING,
                 NOW.minusSeconds(3600),
                 0L,
                 checkpoints(NOW, 10, 0),
@@ -421,7 +439,7 @@ class RuntimeChecksTest {
         FlinkObservation.Job job = new FlinkObservation.Job(
                 "abc",
                 "lineflow",
-                "RUNNING",
+                JobStatus.RUNNING,
                 NOW.minusSeconds(3600),
                 0L,
                 checkpoints(NOW, 10, 0),
@@ -436,7 +454,7 @@ class RuntimeChecksTest {
     @Test
     void lowTrafficDoesNotTriggerDuplicateRatio() {
         Observation o = observation(
-                flink(job("RUNNING", 0, checkpoints(NOW, 10, 0), source(1.0))),
+                flink(job(JobStatus.RUNNING, 0, checkpoints(NOW, 10, 0), source(1.0))),
                 kafka(1_000_030, 0L, Duration.ofDays(7)),
                 List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 0L)));
         assertThat(RuntimeChecks.duplicateConsumption(o, conf).findings()).isEmpty();
@@ -444,7 +462,7 @@ class RuntimeChecksTest {
 
     @Test
     void reportsCheckpointingDisabledSeenAtRuntimeOnlyOnce() {
-        Observation o = observation(flink(job("RUNNING", 0, Checkpoints.disabled(), null)), null, List.of());
+        Observation o = observation(flink(job(JobStatus.RUNNING, 0, Checkpoints.disabled(), null)), null, List.of());
         HealthEvaluator ev = new HealthEvaluator(conf, CLOCK);
         assertThat(ev.evaluateRuntimeOnly(o).has(FindingCode.CHECKPOINTING_DISABLED))
                 .isTrue();

@@ -25,6 +25,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.junit.jupiter.api.AfterEach;
@@ -78,12 +79,15 @@ class ReconcilerMockServerTest {
 
     private FlinkObservation healthyJob(double sourceRate) {
         return TestUtils.flink(TestUtils.job(
-                "RUNNING", 0, checkpoints(clock.instant().minusSeconds(20), 50, 0), TestUtils.source(sourceRate)));
+                JobStatus.RUNNING,
+                0,
+                checkpoints(clock.instant().minusSeconds(20), 50, 0),
+                TestUtils.source(sourceRate)));
     }
 
     private FlinkObservation duplicatedJob() {
         return TestUtils.flink(TestUtils.job(
-                "RUNNING",
+                JobStatus.RUNNING,
                 0,
                 checkpoints(clock.instant().minusSeconds(20), 50, 0),
                 new FlinkObservation.Source("v1", "Source: kafka-source", 4, 200.0, 8, java.util.Set.of(0, 1, 2, 3))));

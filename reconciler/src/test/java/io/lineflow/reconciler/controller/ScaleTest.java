@@ -19,6 +19,7 @@ import io.lineflow.reconciler.observe.TestingKafkaObserver;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,10 @@ class ScaleTest {
         }
         TestingFlinkRestClient rest = new TestingFlinkRestClient()
                 .answerAll(url -> TestUtils.flink(TestUtils.job(
-                        "RUNNING", 0, checkpoints(clock.instant().minusSeconds(20), 50, 0), TestUtils.source(100))));
+                        JobStatus.RUNNING,
+                        0,
+                        checkpoints(clock.instant().minusSeconds(20), 50, 0),
+                        TestUtils.source(100))));
         EventPublisher events = new EventPublisher(client, conf, clock);
         Metrics metrics = new Metrics(conf, clock);
         try (Reconciler reconciler = new Reconciler(

@@ -17,6 +17,7 @@ import io.lineflow.reconciler.observe.HttpFlinkRestClient;
 import io.lineflow.testing.EmbeddedKafka;
 
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -292,7 +293,7 @@ class RealFlinkRestTest {
                         && x.job().assignedSplits() == PARTITIONS,
                 Duration.ofSeconds(60));
         assertThat(o.error()).isNull();
-        assertThat(o.job().state()).isEqualTo("RUNNING");
+        assertThat(o.job().state()).isEqualTo(JobStatus.RUNNING);
         assertThat(o.job().numRestarts()).isZero();
         assertThat(o.job().checkpoints().enabled()).isTrue();
         assertThat(o.job().checkpoints().interval()).isEqualTo(Duration.ofMillis(500));
@@ -310,7 +311,7 @@ class RealFlinkRestTest {
     void jobWithoutCheckpointingIsReportedAsCheckpointingDisabled() throws Exception {
         String url = submit(withDir, job(Reading.ONCE, 0, 0, 0, false));
         FlinkObservation o = await(
-                url, x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state()), Duration.ofSeconds(30));
+                url, x -> x.ok() && x.job() != null && x.job().state() == JobStatus.RUNNING, Duration.ofSeconds(30));
         assertThat(o.job().checkpoints().enabled()).isFalse();
         assertThat(evaluate(url, o).codes()).containsExactly(FindingCode.CHECKPOINTING_DISABLED);
     }
@@ -338,7 +339,7 @@ class RealFlinkRestTest {
                 x -> x.ok()
                         && x.job() != null
                         && x.job().checkpoints() != null
-                        && "RUNNING".equals(x.job().state())
+                        && x.job().state() == JobStatus.RUNNING
                         && x.job().checkpoints().failed() >= 1
                         && x.job().startTime() != null
                         && Duration.between(x.job().startTime(), java.time.Instant.now())
@@ -360,14 +361,14 @@ class RealFlinkRestTest {
                 url,
                 x -> x.ok()
                         && x.job() != null
-                        && "RUNNING".equals(x.job().state())
+                        && x.job().state() == JobStatus.RUNNING
                         && duplicate(url, x).has(FindingCode.DUPLICATE_CONSUMPTION),
                 Duration.ofSeconds(60));
         FlinkObservation plain = await(
                 plainUrl,
                 x -> x.ok()
                         && x.job() != null
-                        && "RUNNING".equals(x.job().state())
+                        && x.job().state() == JobStatus.RUNNING
                         && x.job().assignedSplits() == PARTITIONS,
                 Duration.ofSeconds(60));
         HealthResult r = duplicate(url, o);
@@ -401,10 +402,7 @@ class RealFlinkRestTest {
         // only (a slow start on a loaded machine would otherwise dilute it), sampling the topic's
         // end offsets 15 s before the end for the produce rate.
         for (String url : List.of(doubledUrl, twoSourcesUrl, plainUrl)) {
-            await(
-                    url,
-                    x -> x.ok() && x.job() != null && "RUNNING".equals(x.job().state()),
-                    Duration.ofSeconds(60));
+            await(url, x -> x.ok() && x.job() != null && x.job().state() == JobStatus.RUNNING, Duration.ofSeconds(60));
         }
         Thread.sleep(62_000);
         Map<String, Observation> first = new java.util.HashMap<>();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.reconciler.model.FlinkObservation;
 
+import org.apache.flink.api.common.JobStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,7 @@ class HttpFlinkRestClientTest {
         assertThat(job.id())
                 .as("the RUNNING job wins over an older canceled one")
                 .isEqualTo("j1");
-        assertThat(job.state()).isEqualTo("RUNNING");
+        assertThat(job.state()).isEqualTo(JobStatus.RUNNING);
         assertThat(job.numRestarts()).isEqualTo(2L);
         assertThat(job.checkpoints().enabled()).isTrue();
         assertThat(job.checkpoints().interval()).isEqualTo(Duration.ofMinutes(1));
