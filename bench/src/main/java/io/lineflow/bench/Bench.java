@@ -17,9 +17,12 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDate;
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 
 /**
@@ -80,62 +83,84 @@ public final class Bench {
             long produced = Workload.produce(bootstrap, topic, s, Workload.start());
             say(String.format("Produced %,d events in %.1f s", produced, (System.nanoTime() - t0) / 1e9));
 
-            // Warm-up rounds (r <= 0) run every row the same way but are not recorded.
+            Configuration lineflowConf = flink.lineflowConfig(
+                    bootstrap,
+                    topic,
+                    pg.jdbcUrl(),
+                    pg.user(),
+                    "execution.checkpointing.interval",
+                    s.checkpointIntervalMs + " ms");
+            // Warm-up rounds (r <= 0) run every row the same way but are not recorded. Each timed
+            // round runs every row once, back to back, and its ratios pair rows of that round only;
+            // every other round runs the rows in reverse order, so that a machine getting slower or
+            // faster over the run favours neither side of a ratio.
             for (int r = 1 - s.warmups; r <= s.repeats; r++) {
                 boolean timed = r > 0;
                 String round = timed ? String.format("[%d/%d]", r, s.repeats) : "[warm-up]";
-                settle();
-                double limit = time(() -> ConsumeLimit.run(bootstrap, topic, s.partitions, s.parallelism));
-                if (timed) {
-                    report.limit.add(produced / limit);
-                }
-                say(String.format("%s consume limit: %,.0f events/s", round, produced / limit));
-
-                truncate(pg, "device_window_stats", "rejected_events");
-                Configuration conf = flink.lineflowConfig(
-                        bootstrap,
-                        topic,
-                        pg.jdbcUrl(),
-                        pg.user(),
-                        "execution.checkpointing.interval",
-                        s.checkpointIntervalMs + " ms");
-                settle();
-                long cpu0 = cpuNanos();
-                double lineflow = flink.runLineflow(conf);
-                double cpu = (cpuNanos() - cpu0) / 1e9;
-                boolean exact = check(pg, "device_window_stats", produced);
-                if (timed) {
-                    report.lineflow.add(produced / lineflow);
-                    report.lineflowPerCpuSecond.add(produced / cpu);
-                    report.lineflowRatioToLimit.add(limit / lineflow);
-                    report.lineflowExact &= exact;
-                }
-                say(String.format(
-                        "%s lineflow job: %,.0f events/s (%.1f s, %.1f CPU-s)",
-                        round, produced / lineflow, lineflow, cpu));
-
+                Map<String, Double> seconds = new HashMap<>();
+                List<String> order = new ArrayList<>(List.of("limit", "lineflow"));
                 if (s.sql) {
-                    // Plain, then with lineflow's dedup: each against the same lineflow run.
-                    for (Duration horizon : Arrays.asList(null, conf.get(LineflowOptions.DEDUP_HORIZON))) {
-                        truncate(pg, "device_window_stats_sql");
-                        settle();
-                        double sql = flink.runSql(
-                                bootstrap,
-                                topic,
-                                pg.jdbcUrl(),
-                                "device_window_stats_sql",
-                                s.checkpointIntervalMs,
-                                horizon);
-                        Report.SqlRow row = horizon == null ? report.sql : report.sqlDedup;
-                        boolean sqlExact = check(pg, "device_window_stats_sql", produced);
-                        if (timed) {
-                            row.rate.add(produced / sql);
-                            row.lineflowRatio.add(sql / lineflow);
-                            row.exact &= sqlExact;
+                    order.addAll(List.of("sql", "sql-dedup"));
+                }
+                if (r % 2 == 0) {
+                    Collections.reverse(order);
+                }
+                for (String row : order) {
+                    settle();
+                    switch (row) {
+                        case "limit" -> {
+                            double limit = time(() -> ConsumeLimit.run(bootstrap, topic, s.partitions, s.parallelism));
+                            seconds.put(row, limit);
+                            say(String.format("%s consume limit: %,.0f events/s", round, produced / limit));
                         }
-                        say(String.format(
-                                "%s Flink SQL%s: %,.0f events/s (%.1f s)",
-                                round, horizon == null ? "" : " with dedup", produced / sql, sql));
+                        case "lineflow" -> {
+                            truncate(pg, "device_window_stats", "rejected_events");
+                            long cpu0 = cpuNanos();
+                            double lineflow = flink.runLineflow(lineflowConf);
+                            double cpu = (cpuNanos() - cpu0) / 1e9;
+                            boolean exact = check(pg, "device_window_stats", produced);
+                            seconds.put(row, lineflow);
+                            if (timed) {
+                                report.lineflowPerCpuSecond.add(produced / cpu);
+                                report.lineflowExact &= exact;
+                            }
+                            say(String.format(
+                                    "%s lineflow job: %,.0f events/s (%.1f s, %.1f CPU-s)",
+                                    round, produced / lineflow, lineflow, cpu));
+                        }
+                        default -> {
+                            // Plain, or with lineflow's dedup in front.
+                            Duration horizon =
+                                    row.equals("sql") ? null : lineflowConf.get(LineflowOptions.DEDUP_HORIZON);
+                            truncate(pg, "device_window_stats_sql");
+                            double sql = flink.runSql(
+                                    bootstrap,
+                                    topic,
+                                    pg.jdbcUrl(),
+                                    "device_window_stats_sql",
+                                    s.checkpointIntervalMs,
+                                    horizon);
+                            boolean sqlExact = check(pg, "device_window_stats_sql", produced);
+                            seconds.put(row, sql);
+                            if (timed) {
+                                (horizon == null ? report.sql : report.sqlDedup).exact &= sqlExact;
+                            }
+                            say(String.format(
+                                    "%s Flink SQL%s: %,.0f events/s (%.1f s)",
+                                    round, horizon == null ? "" : " with dedup", produced / sql, sql));
+                        }
+                    }
+                }
+                if (timed) {
+                    double lineflow = seconds.get("lineflow");
+                    report.limit.add(produced / seconds.get("limit"));
+                    report.lineflow.add(produced / lineflow);
+                    report.lineflowRatioToLimit.add(seconds.get("limit") / lineflow);
+                    if (s.sql) {
+                        report.sql.rate.add(produced / seconds.get("sql"));
+                        report.sql.lineflowRatio.add(seconds.get("sql") / lineflow);
+                        report.sqlDedup.rate.add(produced / seconds.get("sql-dedup"));
+                        report.sqlDedup.lineflowRatio.add(seconds.get("sql-dedup") / lineflow);
                     }
                 }
             }

@@ -39,13 +39,20 @@ public final class Report {
         this.s = s;
     }
 
-    /** The table. Ratios are medians of per-run ratios (each run's rows ran back to back). */
+    /**
+     * The table. A ratio is the median of per-round ratios (each round ran its rows back to back,
+     * every other round in reverse order), with the range of those ratios.
+     */
     public String render(String machine, String date) {
         int cores = Runtime.getRuntime().availableProcessors();
         StringBuilder b = new StringBuilder();
         b.append("# lineflow benchmark\n\n");
         b.append("Date: ").append(date).append("  \nMachine: ").append(machine).append("  \n");
         b.append("Workload: ").append(s).append("\n\n");
+        b.append("Every row runs in one JVM with the Kafka broker it reads from (the broker's threads share")
+                .append(" the cores with what is measured); PostgreSQL runs as its own processes. A ratio is the")
+                .append(" median of the ratios paired within each round, with their range: the figure to compare")
+                .append(" across runs and machines, where the absolute rates are not.\n\n");
         b.append("| # | what | median | spread (min – max, n) | ratio |\n");
         b.append("|---|---|---|---|---|\n");
         row(
@@ -62,7 +69,7 @@ public final class Report {
                         + (lineflowExact ? " (table checked: exact)" : " (**table NOT exact**)"),
                 rate(lineflow),
                 spread(lineflow, "ev/s"),
-                fmt("%.2f of (1)", lineflowRatioToLimit.median()));
+                ratio("%.2f of (1)", lineflowRatioToLimit));
         if (!sql.rate.isEmpty()) {
             row(
                     b,
@@ -72,7 +79,7 @@ public final class Report {
                             + (sql.exact ? " (table checked)" : " (**table NOT complete**)"),
                     rate(sql.rate),
                     spread(sql.rate, "ev/s"),
-                    fmt("lineflow = %.2f × SQL", sql.lineflowRatio.median()));
+                    ratio("lineflow = %.2f × SQL", sql.lineflowRatio));
             row(
                     b,
                     "3b",
@@ -82,7 +89,7 @@ public final class Report {
                             + (sqlDedup.exact ? " (table checked)" : " (**table NOT complete**)"),
                     rate(sqlDedup.rate),
                     spread(sqlDedup.rate, "ev/s"),
-                    fmt("lineflow = %.2f × SQL with dedup", sqlDedup.lineflowRatio.median()));
+                    ratio("lineflow = %.2f × SQL with dedup", sqlDedup.lineflowRatio));
         } else {
             row(b, "3", "Flink SQL", "skipped (--sql false)", "", "");
         }
@@ -176,6 +183,12 @@ public final class Report {
                 x.max(),
                 unit,
                 x.size());
+    }
+
+    /** The median of paired ratios, then their range: "0.90 of (1) (0.85–0.97, n=3)". */
+    private static String ratio(String f, Samples pairs) {
+        return fmt(f, pairs.median())
+                + (pairs.size() < 2 ? "" : fmt(" (%.2f–%.2f, n=%d)", pairs.min(), pairs.max(), pairs.size()));
     }
 
     private static String fmt(String f, Object... args) {

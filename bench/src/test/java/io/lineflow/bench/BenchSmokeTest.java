@@ -20,8 +20,10 @@ class BenchSmokeTest {
                 "40",
                 "--events-per-window",
                 "20",
+                "--warmups",
+                "0",
                 "--repeats",
-                "1",
+                "2",
                 "--checkpoint-interval-ms",
                 "500",
                 "--checkpoint-devices",
@@ -56,5 +58,9 @@ class BenchSmokeTest {
         assertThat(text.lines().filter(l -> l.matches("\\| (1|2|3|3b|4a|4b) \\|.*")))
                 .hasSize(6)
                 .allSatisfy(l -> assertThat(l).containsPattern("\\| [1-9][0-9,]* ev/s \\|"));
+        // Two rounds, the second in reverse order: each ratio is a median of two pairs, with their range.
+        assertThat(text.lines().filter(l -> l.matches("\\| (2|3|3b) \\|.*")))
+                .hasSize(3)
+                .allSatisfy(l -> assertThat(l).containsPattern("\\([0-9]+\\.[0-9]{2}–[0-9]+\\.[0-9]{2}, n=2\\) \\|$"));
     }
 }
