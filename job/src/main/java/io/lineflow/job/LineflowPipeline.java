@@ -83,7 +83,10 @@ public final class LineflowPipeline {
         // The rows leave on the subtask that owns their device: still partitioned by device, so
         // the downtime carry needs no second shuffle.
         DataStream<DeviceWindowStats> rows = DataStreamUtils.reinterpretAsKeyedStream(windowed, ROW_BY_DEVICE)
-                .process(new CarryDowntime(windowMillis, latenessMillis))
+                .process(new CarryDowntime(
+                        windowMillis,
+                        latenessMillis,
+                        conf.get(LineflowOptions.DOWNTIME_SILENT_FILL).toMillis()))
                 .uid(DOWNTIME_UID)
                 .name("carry downtime");
 

@@ -1,7 +1,9 @@
 package io.lineflow.testing;
 
+import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.event.DeviceEvent;
 import io.lineflow.job.event.EventType;
+import io.lineflow.job.functions.CarryDowntime;
 import io.lineflow.job.functions.DeviceWindowStats;
 
 import java.util.ArrayList;
@@ -19,11 +21,27 @@ import java.util.stream.Collectors;
  * <p>The events must be given in the order the job reads them (a device's events all come from one
  * partition, so the order they were produced in): a row takes the line of the last event counted
  * in it in that order, and a silent stopped window the line of the row before it, as the job does.
+ * Silent stopped windows are expected only for the silent fill after a device's last window with
+ * events ({@link CarryDowntime}).
  */
 public final class ExpectedWindows {
     private ExpectedWindows() {}
 
+    /** With the job's default {@code lineflow.downtime.silent-fill}. */
     public static Map<String, DeviceWindowStats> of(List<DeviceEvent> events, long windowMillis) {
+        return of(
+                events,
+                windowMillis,
+                LineflowOptions.DOWNTIME_SILENT_FILL.defaultValue().toMillis());
+    }
+
+    /**
+     * @param silentFillMillis silent stopped windows are expected for at most this long after a
+     *     device's last window with events ({@code lineflow.downtime.silent-fill})
+     */
+    public static Map<String, DeviceWindowStats> of(
+            List<DeviceEvent> events, long windowMillis, long silentFillMillis) {
+        long maxSilent = CarryDowntime.maxSilentWindows(windowMillis, silentFillMillis);
         Map<String, DeviceWindowStats> table = new TreeMap<>();
         Map<String, List<DeviceEvent>> byDevice =
                 events.stream().collect(Collectors.groupingBy(e -> e.deviceId, TreeMap::new, Collectors.toList()));
@@ -34,6 +52,7 @@ public final class ExpectedWindows {
             long first = windowOf(list.get(0).ts, windowMillis);
             long last = windowOf(list.get(list.size() - 1).ts, windowMillis);
             boolean open = false;
+            long silent = 0;
             String line = null;
             for (long start = first; start <= last; start += windowMillis) {
                 long end = start + windowMillis;
@@ -43,8 +62,13 @@ public final class ExpectedWindows {
                         in.add(e);
                     }
                 }
-                if (in.isEmpty() && !open) {
-                    continue;
+                if (in.isEmpty()) {
+                    if (!open || silent == maxSilent) {
+                        continue;
+                    }
+                    silent++;
+                } else {
+                    silent = 0;
                 }
                 DeviceWindowStats row = new DeviceWindowStats();
                 row.deviceId = device;

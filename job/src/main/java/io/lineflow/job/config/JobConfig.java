@@ -114,6 +114,7 @@ public final class JobConfig {
         notNegative(conf, LineflowOptions.OUT_OF_ORDERNESS, problems);
         positive(conf, LineflowOptions.IDLENESS, problems);
         positive(conf, LineflowOptions.IDLE_EMIT, problems);
+        notNegative(conf, LineflowOptions.DOWNTIME_SILENT_FILL, problems);
         positive(conf, LineflowOptions.DEDUP_HORIZON, problems);
         Duration maxFuture = conf.get(LineflowOptions.MAX_FUTURE);
         if (maxFuture.toMillis() <= 0 || maxFuture.compareTo(MAX_FUTURE_LIMIT) > 0) {

@@ -183,6 +183,15 @@ public final class LineflowOptions {
             .withDescription("Flink job name.");
 
     /** Every option above, for validation, environment lookup and documentation. */
+    public static final ConfigOption<Duration> DOWNTIME_SILENT_FILL = ConfigOptions.key(PREFIX + "downtime.silent-fill")
+            .durationType()
+            .defaultValue(Duration.ofDays(7))
+            .withDescription("While a stop is open and its device sends nothing, each silent window is"
+                    + " written fully down, for at most this long after the device's last window"
+                    + " with events; beyond it nothing is written until the device sends again, and"
+                    + " that window still starts stopped. Bounds the rows one stale DOWNTIME_START"
+                    + " can make (a stop from years back would otherwise fill every window since).");
+
     public static final List<ConfigOption<?>> ALL = List.of(
             KAFKA_BOOTSTRAP_SERVERS,
             KAFKA_TOPIC,
@@ -194,6 +203,7 @@ public final class LineflowOptions {
             WINDOW_SIZE,
             ALLOWED_LATENESS,
             IDLE_EMIT,
+            DOWNTIME_SILENT_FILL,
             OUT_OF_ORDERNESS,
             IDLENESS,
             DEDUP_HORIZON,

@@ -30,6 +30,11 @@ import org.apache.flink.util.Collector;
  * latest window, what it leaves open is updated too, so the next window starts from the final
  * figures.
  *
+ * <p>Silent windows are written for at most {@code lineflow.downtime.silent-fill} after the
+ * device's last window with events; beyond that nothing more is written until the device sends
+ * again, and its next window still starts stopped. One stale {@code DOWNTIME_START} (a device clock
+ * years behind) would otherwise fill every window since.
+ *
  * <p>State per device: one small {@link Carry}, dropped as soon as no stop is open and the last
  * window's allowed lateness has passed, and the open-at-start flag of each window that may still
  * come again.
@@ -42,13 +47,24 @@ public class CarryDowntime extends KeyedProcessFunction<String, DeviceWindowStat
 
     private final long windowSizeMillis;
     private final long allowedLatenessMillis;
+    private final long maxSilentWindows;
 
     private transient ValueState<Carry> carry;
     private transient MapState<Long, Boolean> openAtStartByWindow;
 
-    public CarryDowntime(long windowSizeMillis, long allowedLatenessMillis) {
+    /**
+     * @param silentFillMillis how long after a device's last window with events silent stopped
+     *     windows are still written ({@code lineflow.downtime.silent-fill}): whole windows only
+     */
+    public CarryDowntime(long windowSizeMillis, long allowedLatenessMillis, long silentFillMillis) {
         this.windowSizeMillis = windowSizeMillis;
         this.allowedLatenessMillis = allowedLatenessMillis;
+        this.maxSilentWindows = maxSilentWindows(windowSizeMillis, silentFillMillis);
+    }
+
+    /** The silent windows written after a device's last window with events, at most. */
+    public static long maxSilentWindows(long windowSizeMillis, long silentFillMillis) {
+        return silentFillMillis / windowSizeMillis;
     }
 
     /** What a device's last window left open. */
@@ -56,6 +72,8 @@ public class CarryDowntime extends KeyedProcessFunction<String, DeviceWindowStat
         public String lineId;
         public long lastWindowEnd;
         public boolean openAtEnd;
+        /** Silent windows written since the last window with events. */
+        public long silentWindows;
 
         public Carry() {}
     }
@@ -73,7 +91,10 @@ public class CarryDowntime extends KeyedProcessFunction<String, DeviceWindowStat
         boolean newer = c == null || row.windowEnd > c.lastWindowEnd;
         boolean openAtStart;
         if (newer) {
-            while (c != null && c.openAtEnd && c.lastWindowEnd < row.windowStart) {
+            while (c != null
+                    && c.openAtEnd
+                    && c.lastWindowEnd < row.windowStart
+                    && c.silentWindows < maxSilentWindows) {
                 emitSilent(c, ctx, out);
             }
             openAtStart = c != null && c.openAtEnd;
@@ -94,6 +115,7 @@ public class CarryDowntime extends KeyedProcessFunction<String, DeviceWindowStat
         c.lineId = row.lineId;
         c.lastWindowEnd = row.windowEnd;
         c.openAtEnd = openAtEnd;
+        c.silentWindows = 0;
         carry.update(c);
         // Either the next window's end (to fill it if the device stays silent while stopped), or
         // the end of this window's lateness (to drop the state once nothing is open).
@@ -110,7 +132,10 @@ public class CarryDowntime extends KeyedProcessFunction<String, DeviceWindowStat
             return;
         }
         boolean endOfInput = ctx.timerService().currentWatermark() == Long.MAX_VALUE;
-        if (c.openAtEnd && c.lastWindowEnd + windowSizeMillis - 1 == timestamp && !endOfInput) {
+        if (c.openAtEnd
+                && c.lastWindowEnd + windowSizeMillis - 1 == timestamp
+                && !endOfInput
+                && c.silentWindows < maxSilentWindows) {
             emitSilent(c, ctx, out);
             // A timer behind the watermark fires within the same watermark step, so a step over
             // several window ends fills each of them.
@@ -131,6 +156,7 @@ public class CarryDowntime extends KeyedProcessFunction<String, DeviceWindowStat
         out.collect(silent);
         rememberOpenAtStart(silent.windowStart, true, ctx);
         c.lastWindowEnd = silent.windowEnd;
+        c.silentWindows++;
         carry.update(c);
     }
 

@@ -19,8 +19,12 @@ class CarryDowntimeTest {
     private KeyedOneInputStreamOperatorTestHarness<String, DeviceWindowStats, DeviceWindowStats> harness;
 
     private void open(long allowedLateness) throws Exception {
+        open(allowedLateness, 7L * 24 * 3_600_000);
+    }
+
+    private void open(long allowedLateness, long silentFill) throws Exception {
         harness = new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new CarryDowntime(FIVE_MIN, allowedLateness)),
+                new KeyedProcessOperator<>(new CarryDowntime(FIVE_MIN, allowedLateness, silentFill)),
                 r -> r.deviceId,
                 org.apache.flink.api.common.typeinfo.Types.STRING);
         harness.open();
@@ -125,6 +129,38 @@ class CarryDowntimeTest {
         emit(window(20, 1, 22.0, false));
         assertThat(downtimeSeconds(rows())).containsExactly(120L, 300L, 300L, 300L, 120L);
         assertThat(harness.numKeyedStateEntries()).isZero();
+    }
+
+    @Test
+    void silentWindowsAreWrittenOnlyForTheSilentFillAfterTheLastWindowWithEvents() throws Exception {
+        open(0, 2 * FIVE_MIN);
+        emit(window(0, 10, 3.0, true));
+        // Silent while stopped for an hour of event time: two silent windows, then nothing.
+        harness.processWatermark(new Watermark(t(60) - 1));
+        assertThat(rows()).extracting(r -> r.windowStart).containsExactly(t(0), t(5), t(10));
+
+        // Back after the gap: no row for the windows beyond the fill, but the stop was still open
+        // when this window began, and the next silence may again fill two windows.
+        emit(window(60, 1, 62.0, false));
+        emit(window(65, 0, 66.0, true));
+        harness.processWatermark(new Watermark(t(100) - 1));
+        assertThat(rows())
+                .extracting(r -> r.windowStart)
+                .containsExactly(t(0), t(5), t(10), t(60), t(65), t(70), t(75));
+        assertThat(downtimeSeconds(rows())).containsExactly(120L, 300L, 300L, 120L, 240L, 300L, 300L);
+    }
+
+    @Test
+    void aRowLongAfterAStaleStopFillsOnlyTheSilentFillBeforeIt() throws Exception {
+        // One step over a long gap, as a backlog is read: the row after it gets at most the fill.
+        open(0, 3 * FIVE_MIN);
+        DeviceWindowStats stale = window(0, 0, 1.0, true);
+        DeviceWindowStats muchLater = window(600, 2);
+        harness.processElement(new StreamRecord<>(stale, stale.windowEnd - 1));
+        harness.processElement(new StreamRecord<>(muchLater, muchLater.windowEnd - 1));
+        harness.processWatermark(new Watermark(t(605) - 1));
+        assertThat(rows()).extracting(r -> r.windowStart).containsExactly(t(0), t(5), t(10), t(15), t(600));
+        assertThat(downtimeSeconds(rows())).containsExactly(240L, 300L, 300L, 300L, 300L);
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.lineflow.reconciler.audit;
 
 import io.lineflow.reconciler.cli.Args;
 
+import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -37,6 +38,7 @@ public final class AuditCommand {
             "audit --bootstrap HOST:PORT --jdbc-url URL [--jdbc-user U] [--topic device-events]\n"
                     + "      [--window 5m] [--lateness 1m] [--out-of-orderness 10s] [--dedup-horizon 1h]\n"
                     + "      [--max-bytes 65536] [--max-future 1h] [--earliest 2000-01-01T00:00:00Z]\n"
+                    + "      [--silent-fill 7d]\n"
                     + "      (the job's settings, defaults as the job's; password: env LINEFLOW_JDBC_PASSWORD)";
 
     private AuditCommand() {}
@@ -55,7 +57,8 @@ public final class AuditCommand {
                         "dedup-horizon",
                         "max-bytes",
                         "max-future",
-                        "earliest"),
+                        "earliest",
+                        "silent-fill"),
                 Set.of());
         String bootstrap = a.require("bootstrap");
         String url = a.require("jdbc-url");
@@ -67,7 +70,8 @@ public final class AuditCommand {
                 duration(a.get("dedup-horizon", "1h")),
                 bytes(a.get("max-bytes", "65536")),
                 duration(a.get("max-future", "1h")),
-                instant(a.get("earliest", "2000-01-01T00:00:00Z")));
+                instant(a.get("earliest", "2000-01-01T00:00:00Z")),
+                duration(a.get("silent-fill", "7d")));
         WindowRecount.Result recount = WindowRecount.recount(read(bootstrap, a.get("topic", "device-events")), rules);
         Map<String, WindowRecount.Row> table;
         try (Connection c = DriverManager.getConnection(url, dbProps(a.get("jdbc-user", null)))) {
@@ -204,15 +208,13 @@ public final class AuditCommand {
         }
     }
 
+    /** Flink's duration syntax, as the job's settings are written: 500 ms, 10 s, 5 min, 7 d (or 5m, 7d). */
     static long duration(String text) {
-        String t = text.trim();
-        long n = Long.parseLong(t.replaceAll("[a-z]+$", ""));
-        return switch (t.replaceAll("^[0-9]+", "")) {
-            case "ms" -> n;
-            case "s" -> n * 1000;
-            case "m" -> n * 60_000;
-            case "h" -> n * 3_600_000;
-            default -> throw new Args.UsageException("duration " + text + ": expected e.g. 500ms, 10s, 5m, 1h");
-        };
+        try {
+            return TimeUtils.parseDuration(text).toMillis();
+        } catch (IllegalArgumentException e) {
+            throw new Args.UsageException(
+                    "duration " + text + ": " + e.getMessage() + " (e.g. 500 ms, 10 s, 5 min, 7 d)");
+        }
     }
 }

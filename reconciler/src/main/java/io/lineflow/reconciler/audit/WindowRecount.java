@@ -62,7 +62,13 @@ public final class WindowRecount {
             long dedupHorizonMillis,
             int maxBytes,
             long maxFutureMillis,
-            long earliestMillis) {}
+            long earliestMillis,
+            long silentFillMillis) {
+        /** The silent stopped windows written after a device's last window with events, at most. */
+        long maxSilentWindows() {
+            return silentFillMillis / windowMillis;
+        }
+    }
 
     /** One recounted row of {@code device_window_stats}. */
     public record Row(
@@ -213,12 +219,14 @@ public final class WindowRecount {
                 if (carryTimers.remove(next)
                         && carry != null
                         && carry.openAtEnd
-                        && carry.lastWindowEnd + rules.windowMillis() - 1 == next) {
+                        && carry.lastWindowEnd + rules.windowMillis() - 1 == next
+                        && carry.silentWindows < rules.maxSilentWindows()) {
                     // The device stayed stopped through a window in which it sent nothing.
                     long start = carry.lastWindowEnd;
                     rows.put(start, new Row(id, carry.lineId, start, 0, 0, rules.windowMillis(), 0, null, null));
                     openAtStartByWindow.put(start, true);
                     carry.lastWindowEnd = start + rules.windowMillis();
+                    carry.silentWindows++;
                     carryTimers.add(carry.lastWindowEnd + rules.windowMillis() - 1);
                 }
             }
@@ -267,6 +275,7 @@ public final class WindowRecount {
                 carry.lineId = r.lineId;
                 carry.lastWindowEnd = end;
                 carry.openAtEnd = open;
+                carry.silentWindows = 0;
                 if (open) {
                     carryTimers.add(end + rules.windowMillis() - 1);
                 }
@@ -279,6 +288,7 @@ public final class WindowRecount {
         String lineId;
         long lastWindowEnd;
         boolean openAtEnd;
+        long silentWindows;
     }
 
     /** A window's running figures; {@code endTimer} is false for a window first seen after its end. */

@@ -29,7 +29,8 @@ class RecountParserDifferentialTest {
             3_600_000,
             65_536,
             3_600_000,
-            Instant.parse("2000-01-01T00:00:00Z").toEpochMilli());
+            Instant.parse("2000-01-01T00:00:00Z").toEpochMilli(),
+            7L * 24 * 3_600_000);
 
     private final DeviceEventJson job = DeviceEventJson.fromConfig(new Configuration());
 

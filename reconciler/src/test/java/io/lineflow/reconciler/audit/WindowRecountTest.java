@@ -20,7 +20,8 @@ class WindowRecountTest {
             3_600_000,
             65_536,
             3_600_000,
-            Instant.parse("2000-01-01T00:00:00Z").toEpochMilli());
+            Instant.parse("2000-01-01T00:00:00Z").toEpochMilli(),
+            7L * 24 * 3_600_000);
 
     private final List<WindowRecount.Input> records = new ArrayList<>();
     /** The Kafka timestamp of the next record: the job's processing time as the recount sees it. */
@@ -70,6 +71,21 @@ class WindowRecountTest {
     }
 
     @Test
+    void silentStoppedWindowsAreRecountedOnlyForTheSilentFill() {
+        WindowRecount.Rules twoWindows =
+                new WindowRecount.Rules(W, 60_000, 10_000, 3_600_000, 65_536, 3_600_000, 0, 2 * W);
+        event(0, "a", "d1", "DOWNTIME_START", 3);
+        event(0, "b", "d1", "DOWNTIME_END", 62); // an hour later: the stop was open all along
+        event(0, "c", "d1", "PIECE_PRODUCED", 70); // closes 10:60
+
+        WindowRecount.Result r = WindowRecount.recount(records, twoWindows);
+
+        assertThat(r.rows().keySet()).containsExactly(key("d1", 0), key("d1", 5), key("d1", 10), key("d1", 60));
+        assertThat(r.rows().get(key("d1", 10)).downtimeMillis()).isEqualTo(W);
+        assertThat(r.rows().get(key("d1", 60)).downtimeMillis()).isEqualTo(120_000);
+    }
+
+    @Test
     void aWindowIsClosedOnlyWhenEveryPartitionHasPassedIt() {
         event(0, "a", "d1", "PIECE_PRODUCED", 1);
         event(0, "b", "d1", "PIECE_PRODUCED", 30);
@@ -82,7 +98,8 @@ class WindowRecountTest {
 
     @Test
     void aRepeatIsADuplicateWithinTheHorizonAndCountedAgainAfterIt() {
-        WindowRecount.Rules shortHorizon = new WindowRecount.Rules(W, 60_000, 10_000, 4_000, 65_536, 3_600_000, 0);
+        WindowRecount.Rules shortHorizon =
+                new WindowRecount.Rules(W, 60_000, 10_000, 4_000, 65_536, 3_600_000, 0, 7L * 24 * 3_600_000);
         event(0, "a", "d1", "PIECE_PRODUCED", 1);
         processingTime += 1_000;
         event(0, "a", "d1", "PIECE_PRODUCED", 1); // a retry 1 s later: inside the horizon
@@ -129,7 +146,8 @@ class WindowRecountTest {
     void aStopReportedWithinTheLatenessIsNotCarriedOnOnceALaterWindowWasWritten() {
         // Only possible with a lateness longer than a window. The job's CarryDowntime: rows of
         // later windows already written are not revisited.
-        WindowRecount.Rules longLateness = new WindowRecount.Rules(W, 360_000, 10_000, 3_600_000, 65_536, 3_600_000, 0);
+        WindowRecount.Rules longLateness =
+                new WindowRecount.Rules(W, 360_000, 10_000, 3_600_000, 65_536, 3_600_000, 0, 7L * 24 * 3_600_000);
         event(0, "a", "d1", "PIECE_PRODUCED", 1);
         event(0, "b", "d1", "PIECE_PRODUCED", 6);
         event(0, "c", "d1", "PIECE_PRODUCED", 10.5); // watermark 10:10:20: 10:00 and 10:05 have fired
@@ -153,7 +171,8 @@ class WindowRecountTest {
                 3_600_000,
                 200,
                 60_000,
-                Instant.parse("2026-01-01T00:00:00Z").toEpochMilli());
+                Instant.parse("2026-01-01T00:00:00Z").toEpochMilli(),
+                7L * 24 * 3_600_000);
         processingTime = T0;
         event(0, "a", "d1", "PIECE_PRODUCED", 1.5); // 1.5 min ahead of the record's time: beyond 1 min
         raw(
