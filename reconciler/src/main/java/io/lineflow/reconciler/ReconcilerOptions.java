@@ -153,8 +153,13 @@ public final class ReconcilerOptions {
     public static final ConfigOption<Duration> DUPLICATE_MIN_SPAN = ConfigOptions.key(
                     PREFIX + "duplicate.min-sample-span")
             .durationType()
-            .defaultValue(Duration.ofSeconds(20))
-            .withDescription("Shortest time between two end-offset samples used for the produce rate.");
+            .defaultValue(Duration.ofSeconds(60))
+            .withDescription("Shortest time between two end-offset samples used for the produce rate."
+                    + " The source's numRecordsOutPerSecond averages over the last 60 s, so a shorter"
+                    + " span compares two different stretches of time: after a broker outage the"
+                    + " source's average still holds the backlog it drained while the produce and"
+                    + " catch-up rates no longer do (seen under the operator as a false"
+                    + " DUPLICATE_CONSUMPTION, ratio 1.88, with a 20 s span).");
 
     // --- acting --------------------------------------------------------------------------------
 
@@ -195,8 +200,9 @@ public final class ReconcilerOptions {
 
     public static final ConfigOption<Duration> CHECK_SAMPLE_GAP = ConfigOptions.key(PREFIX + "check.sample-gap")
             .durationType()
-            .defaultValue(Duration.ofSeconds(20))
-            .withDescription("`check` observes twice, this far apart, to measure rates (0: once, no rates).");
+            .defaultValue(Duration.ofSeconds(60))
+            .withDescription("`check` observes twice, this far apart, to measure rates (0: once, no rates);"
+                    + " the duplicate ratio needs at least duplicate.min-sample-span.");
 
     /** The option's description as plain text. */
     public static String describe(ConfigOption<?> option) {

@@ -274,12 +274,25 @@ public final class RuntimeChecks {
         // and do not count against the tolerable failures. Under the operator every start and every
         // recovery waits for TaskManager pods, so those refusals are routine (seen on the e2e
         // cluster). Only a failed checkpoint within the window makes the count worth reporting.
-        boolean failedCheckpointInWindow = cp.latestFailedAt() != null
-                && !cp.latestFailedAt().isBefore(clock.instant().minus(window));
+        //
+        // Failures before the job's latest restore are left out: a failover aborts the checkpoints
+        // in flight ("Checkpoint Coordinator is suspending") and a sink that lost its database
+        // fails the checkpoint that made the job restart; the restart itself is reported
+        // (JOB_NOT_RUNNING, RESTART_LOOP), and a job that checkpoints fine since has no checkpoint
+        // problem. Counting them kept a recovered job DEGRADED for the whole window (seen under
+        // the operator after a 15 s database outage).
+        Instant from = clock.instant().minus(window);
+        Instant restored = lastRestore(o, job, from);
+        if (restored != null) {
+            from = restored;
+        }
+        boolean failedCheckpointInWindow =
+                cp.latestFailedAt() != null && !cp.latestFailedAt().isBefore(from);
         if (!failedCheckpointInWindow) {
             return HealthResult.healthy();
         }
-        Optional<Sample> base = oldestWithin(o, window, s -> s.checkpointsFailed() != null);
+        Optional<Sample> base =
+                oldestWithin(o, Duration.between(from, o.observedAt()), s -> s.checkpointsFailed() != null);
         long inWindow;
         if (base.isPresent()) {
             inWindow = Math.max(0, cp.failed() - base.get().checkpointsFailed());
@@ -465,10 +478,32 @@ public final class RuntimeChecks {
      * left the rate's average: the ratio says nothing then. Seen under the operator after a broker
      * restart: ratio 4.7, a CRITICAL finding, and an opt-in remediation would have rolled the pods.
      */
-    private static boolean restoredWithin(Observation o, Job job, Instant since) {
+    /**
+     * When the job was last restored after {@code since}, or null: its start, or the first sample
+     * that saw its current restart count (a task restart is seen at the next pass, not before).
+     */
+    private static Instant lastRestore(Observation o, Job job, Instant since) {
+        Instant restored = null;
         if (job.startTime() != null && job.startTime().isAfter(since)) {
-            return true;
+            restored = job.startTime();
         }
+        if (restartedSince(o, job, since)) {
+            for (Sample s : o.history()) {
+                if (job.numRestarts().equals(s.numRestarts())) {
+                    return restored == null || s.at().isAfter(restored) ? s.at() : restored;
+                }
+            }
+            return o.observedAt();
+        }
+        return restored;
+    }
+
+    private static boolean restoredWithin(Observation o, Job job, Instant since) {
+        return (job.startTime() != null && job.startTime().isAfter(since)) || restartedSince(o, job, since);
+    }
+
+    /** Whether the job restarted its tasks since {@code since}: its restart count grew. */
+    private static boolean restartedSince(Observation o, Job job, Instant since) {
         if (job.numRestarts() == null) {
             return false;
         }

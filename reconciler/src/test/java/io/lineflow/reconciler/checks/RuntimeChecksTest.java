@@ -14,6 +14,7 @@ import static io.lineflow.reconciler.TestUtils.sample;
 import static io.lineflow.reconciler.TestUtils.source;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lineflow.reconciler.ReconcilerOptions;
 import io.lineflow.reconciler.TestUtils;
 import io.lineflow.reconciler.model.FindingCode;
 import io.lineflow.reconciler.model.FlinkObservation;
@@ -22,6 +23,7 @@ import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.model.KafkaObservation;
 import io.lineflow.reconciler.model.KubernetesStatus;
 import io.lineflow.reconciler.model.Observation;
+import io.lineflow.reconciler.model.Sample;
 import io.lineflow.reconciler.model.Severity;
 
 import org.apache.flink.api.common.JobStatus;
@@ -218,7 +220,7 @@ class RuntimeChecksTest {
         assertThat(RuntimeChecks.checkpointFailures(recovered, conf, CLOCK).findings())
                 .isEmpty();
 
-        // The same counts with a checkpoint that did fail within the window are reported.
+        // The same counts with a checkpoint that did fail since the restore are reported.
         Checkpoints failed = new Checkpoints(
                 true,
                 Duration.ofSeconds(60),
@@ -231,7 +233,7 @@ class RuntimeChecksTest {
                 24L,
                 NOW.minusSeconds(5),
                 "s3://x/chk-24",
-                NOW.minusSeconds(70),
+                NOW.minusSeconds(20),
                 "Checkpoint expired before completing.");
         Observation failing = observation(
                 flink(job(JobStatus.RUNNING, 1, failed, null)),
@@ -240,6 +242,42 @@ class RuntimeChecksTest {
                         sample(Duration.ofMinutes(5), 0L, 0L, null, null),
                         sample(Duration.ofMinutes(1), 1L, 3L, null, null)));
         assertThat(RuntimeChecks.checkpointFailures(failing, conf, CLOCK).codes())
+                .containsExactly(FindingCode.CHECKPOINT_FAILURES);
+    }
+
+    @Test
+    void checkpointsThatFailedBeforeTheLatestRestoreAreNotReported() {
+        // Seen under the operator during a 15 s database outage: the sink could not flush, the
+        // checkpoint failed, the job restarted and has checkpointed fine since. The restart was
+        // reported; counting the failures as well kept the job DEGRADED for ten minutes.
+        Checkpoints beforeRestore = new Checkpoints(
+                true,
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(2),
+                0,
+                true,
+                40,
+                2,
+                0,
+                40L,
+                NOW.minusSeconds(5),
+                "s3://x/chk-40",
+                NOW.minusSeconds(95),
+                "Checkpoint Coordinator is suspending.");
+        List<Sample> history = List.of(
+                sample(Duration.ofMinutes(3), 0L, 0L, null, null),
+                sample(Duration.ofSeconds(100), 0L, 1L, null, null),
+                sample(Duration.ofSeconds(90), 1L, 2L, null, null));
+        Observation restored = observation(flink(job(JobStatus.RUNNING, 1, beforeRestore, null)), null, history);
+        assertThat(RuntimeChecks.checkpointFailures(restored, conf, CLOCK).findings())
+                .isEmpty();
+
+        // Without the restart the same failures are reported.
+        List<Sample> noRestart = history.stream()
+                .map(x -> new Sample(x.at(), 0L, x.checkpointsFailed(), null, null, null))
+                .toList();
+        Observation notRestored = observation(flink(job(JobStatus.RUNNING, 0, beforeRestore, null)), null, noRestart);
+        assertThat(RuntimeChecks.checkpointFailures(notRestored, conf, CLOCK).codes())
                 .containsExactly(FindingCode.CHECKPOINT_FAILURES);
     }
 
@@ -363,6 +401,28 @@ class RuntimeChecksTest {
                 List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 500L)));
         assertThat(RuntimeChecks.duplicateConsumption(afterFailover, conf).findings())
                 .isEmpty();
+    }
+
+    @Test
+    void aBacklogDrainedAfterABrokerOutageIsNotDuplicateConsumption() {
+        // Seen under the operator after a broker restart, with no restart of the job: the source
+        // drained ~800 waiting records 40 s ago and reads 14/s since. Its own rate, averaged over
+        // 60 s, is 26/s. Over the last 25 s the topic grew by 14/s with no lag left to catch up
+        // (ratio 1.88, a false CRITICAL); over the 60 s the source's rate covers, the backlog shows
+        // as the lag that went away.
+        FlinkObservation.Job job = job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(5), 10, 0), source(26));
+        Observation o = observation(
+                flink(job),
+                kafka(1_001_000, 0L, Duration.ofDays(7)),
+                List.of(
+                        sample(Duration.ofSeconds(65), 0L, 0L, 1_000_090L, 800L),
+                        sample(Duration.ofSeconds(25), 0L, 0L, 1_000_650L, 0L)));
+        assertThat(RuntimeChecks.duplicateConsumption(o, conf).findings()).isEmpty();
+
+        Configuration shortSpan = ReconcilerOptions.fromMap(Map.of(ReconcilerOptions.DUPLICATE_MIN_SPAN.key(), "20 s"));
+        assertThat(RuntimeChecks.duplicateConsumption(o, shortSpan).codes())
+                .as("the span the check used before: the false finding")
+                .contains(FindingCode.DUPLICATE_CONSUMPTION);
     }
 
     @Test
