@@ -100,7 +100,11 @@ final class KubernetesDrill {
         DeterministicInput input = DeterministicInput.generate(
                 s.devices(), s.windows(), s.pieces(), ScenarioRunner.WINDOW, start, s.partitions());
         input.addWatermarkTicks(start + (s.windows() + 1) * ScenarioRunner.WINDOW + ScenarioRunner.WINDOW / 2);
-        int injectIndex = fault == KubeFault.STEADY ? -1 : input.records.size() / 2;
+        // Halfway through the middle window, not at a window boundary: the window being counted
+        // when the fault strikes is half read, so a job that loses its state cannot hide it (a
+        // boundary fault leaves the no-checkpoints control nothing to lose once the window before
+        // has fired).
+        int injectIndex = fault == KubeFault.STEADY ? -1 : input.middleOf(s.windows() / 2);
         CountDownLatch atInjection = new CountDownLatch(1);
         // The no-checkpoints control holds the rest of the input until its fault has taken effect
         // (see inject); every other fault meets input that keeps arriving.

@@ -45,6 +45,8 @@ public final class DeterministicInput {
     }
 
     public final List<Record> records = new ArrayList<>();
+    /** For generated input: the index in {@link #records} of each window's first record. */
+    private final List<Integer> windowFirstRecord = new ArrayList<>();
     /** The events the job must count (valid and first of their id). */
     public final List<DeviceEvent> counted = new ArrayList<>();
 
@@ -68,6 +70,7 @@ public final class DeterministicInput {
             int devices, int windows, int piecesPerWindow, long windowMillis, long start, int partitions) {
         DeterministicInput in = new DeterministicInput(windowMillis, partitions);
         for (int w = 0; w < windows; w++) {
+            in.windowFirstRecord.add(in.records.size());
             long ws = start + w * windowMillis;
             List<DeviceEvent> events = new ArrayList<>();
             for (int d = 0; d < devices; d++) {
@@ -143,6 +146,16 @@ public final class DeterministicInput {
             in.count(RejectReason.DUPLICATE);
         }
         return in;
+    }
+
+    /**
+     * The index of the record halfway through generated window {@code w} (0-based): a fault made
+     * there leaves that window open, half counted, in whatever state the job holds.
+     */
+    public int middleOf(int w) {
+        int first = windowFirstRecord.get(w);
+        int next = w + 1 < windowFirstRecord.size() ? windowFirstRecord.get(w + 1) : records.size();
+        return (first + next) / 2;
     }
 
     /** Input of exactly these events, produced in this order: a scripted case. */
