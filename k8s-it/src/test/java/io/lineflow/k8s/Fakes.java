@@ -60,7 +60,7 @@ final class Fakes {
                     new FlinkObservation.Job(
                             "abc",
                             "lineflow",
-                            "RUNNING",
+                            org.apache.flink.api.common.JobStatus.RUNNING,
                             now.minus(Duration.ofHours(2)),
                             0L,
                             checkpoints,
