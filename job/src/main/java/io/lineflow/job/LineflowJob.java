@@ -49,6 +49,9 @@ public final class LineflowJob {
             LOG.warn(
                     "Checkpointing is OFF ({}=false): a restart loses or doubles counts.",
                     LineflowOptions.CHECKPOINTING_ENABLED.key());
+            // Off means off, whatever the cluster's configuration says: the Flink Kubernetes
+            // Operator gives a last-state deployment without an interval one of 5 min.
+            env.getCheckpointConfig().disableCheckpointing();
             return;
         }
         CheckpointConfig cp = env.getCheckpointConfig();

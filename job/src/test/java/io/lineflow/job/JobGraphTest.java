@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lineflow.job.config.JobConfig;
 
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -46,6 +48,26 @@ class JobGraphTest {
                         "count rejections", "count-rejections",
                         "device_window_stats upsert: Writer", "device-window-stats-sink",
                         "rejected_events insert: Writer", "rejected-events-sink"));
+    }
+
+    @Test
+    void checkpointingOffMeansOffWhateverTheClusterSays() {
+        // The operator gives a last-state deployment without an interval one of 5 min; the drill's
+        // no-checkpoints control passed by chance because the job kept checkpointing that way.
+        Configuration cluster = new Configuration();
+        cluster.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMinutes(5));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(cluster);
+        assertThat(env.getCheckpointConfig().isCheckpointingEnabled()).isTrue();
+        Configuration conf = JobConfig.load(
+                new String[] {
+                    "--lineflow.kafka.bootstrap-servers", "127.0.0.1:9",
+                    "--lineflow.jdbc.url", "jdbc:postgresql://127.0.0.1:9/lineflow",
+                    "--lineflow.checkpointing.enabled", "false"
+                },
+                Map.of(),
+                cluster);
+        LineflowJob.configure(env, conf);
+        assertThat(env.getCheckpointConfig().isCheckpointingEnabled()).isFalse();
     }
 
     @Test
