@@ -55,23 +55,23 @@ FUZZ_TRIES ?= 1000000
 
 .PHONY: fuzz
 fuzz: ## Fuzz the record parser with FUZZ_TRIES generated hostile records (1,000,000, about 2 min) and print the reasons' distribution.
-	$(MVN) -q -pl job test -Dtest=DeviceEventJsonPropertyTest -Dsurefire.failIfNoSpecifiedTests=false -Djqwik.tries.default=$(FUZZ_TRIES)
+	$(MVN) -q -pl job -am test -Dtest=DeviceEventJsonPropertyTest -Dsurefire.failIfNoSpecifiedTests=false -Djqwik.tries.default=$(FUZZ_TRIES)
 
 .PHONY: run
 run: ## Run the job locally on embedded Kafka and PostgreSQL with a line simulator (RUN_ARGS="--devices 20 --duration 2m").
-	$(MVN) -q -pl job -DskipTests test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/run.classpath
+	$(MVN) -q -pl job -am -DskipTests test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/run.classpath
 	mkdir -p job/target/local-run-logs
 	cd job && exec $(JAVA) $(JAVA_OPENS) -Dlog4j2.configurationFile=target/test-classes/local-run-log4j2.properties \
 	  -Dlog.file=target/local-run-logs/flink.log -cp "target/test-classes:target/classes:$$(cat target/run.classpath)" io.lineflow.local.LocalRun $(RUN_ARGS)
 
 .PHONY: migrate
 migrate: ## Apply the schema migrations to LINEFLOW_JDBC_URL (user/password from LINEFLOW_JDBC_USER/_PASSWORD).
-	$(MVN) -q -pl job -DskipTests test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/run.classpath
+	$(MVN) -q -pl job -am -DskipTests test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/run.classpath
 	cd job && exec $(JAVA) -cp "target/classes:$$(cat target/run.classpath)" io.lineflow.job.schema.MigrateSchema $(MIGRATE_ARGS)
 
 .PHONY: drill
 drill: ## Run the full restart drill: every fault at three points, plus both negative controls (DRILL_ARGS=...).
-	$(MVN) -q -pl job,drill -DskipTests package
+	$(MVN) -q -pl job,drill -am -DskipTests package
 	cd drill && exec $(JAVA) -Ddrill.job.jar=../job/target/lineflow-job-0.1.0-SNAPSHOT.jar \
 	  -Ddrill.classpath.file=target/drill.classpath -Ddrill.classes=target/classes \
 	  -cp "target/classes:$$(cat target/drill.classpath)" io.lineflow.drill.Drill $(DRILL_ARGS)
@@ -160,9 +160,8 @@ RECONCILER_IMAGE ?=
 RECONCILER_BASE_IMAGE ?= eclipse-temurin:17-jre
 
 .PHONY: job-install
-job-install: ## Install the job and its test-jar in the local Maven repository (the reconciler's audit tests use it).
-	$(MVN) -q -N install
-	$(MVN) -q -pl job -DskipTests install
+job-install: ## Install the rules, the job and its test-jar in the local Maven repository (the reconciler and its audit tests use them).
+	$(MVN) -q -pl job -am -DskipTests install
 
 .PHONY: reconciler-build
 reconciler-build: job-install ## Compile the reconciler and write its runtime classpath (used by the targets below).

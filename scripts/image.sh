@@ -31,4 +31,5 @@ case "$MODE" in
   tar)  goal=jib:buildTar; extra=("-Djib.outputPaths.tar=$TAR") ;;
   *) echo "image.sh: mode must be push or tar, not '$MODE'" >&2; exit 2 ;;
 esac
-"${MVN[@]}" -pl job "$goal" -Djib.from.image="$BASE_IMAGE" -Dimage="$IMAGE" "${extra[@]}"
+# -am: the rules module comes from this reactor, not the local repository (it skips Jib itself).
+"${MVN[@]}" -pl job -am "$goal" -Djib.from.image="$BASE_IMAGE" -Dimage="$IMAGE" "${extra[@]}"

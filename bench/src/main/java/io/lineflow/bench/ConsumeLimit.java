@@ -1,7 +1,8 @@
 package io.lineflow.bench;
 
-import io.lineflow.job.event.DeviceEventJson;
-import io.lineflow.job.event.ParsedRecord;
+import io.lineflow.job.event.DeviceEventDeserializer;
+import io.lineflow.rules.event.DeviceEventJson;
+import io.lineflow.rules.event.ParsedRecord;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -29,7 +30,7 @@ public final class ConsumeLimit {
 
     /** Reads the whole topic; returns the number of accepted events, so parsing is not dead code. */
     public static long run(String bootstrap, String topic, int partitions, int threads) throws Exception {
-        DeviceEventJson json = DeviceEventJson.fromConfig(new Configuration());
+        DeviceEventJson json = DeviceEventDeserializer.parser(new Configuration());
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<Long>> parts = new ArrayList<>();

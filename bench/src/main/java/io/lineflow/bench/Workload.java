@@ -1,8 +1,8 @@
 package io.lineflow.bench;
 
-import io.lineflow.job.event.DeviceEvent;
-import io.lineflow.job.event.DeviceEventJson;
-import io.lineflow.job.event.EventType;
+import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.rules.event.DeviceEventJson;
+import io.lineflow.rules.event.EventType;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;

@@ -1,8 +1,8 @@
 package io.lineflow.drill;
 
-import io.lineflow.job.event.DeviceEvent;
-import io.lineflow.job.event.RejectReason;
 import io.lineflow.job.functions.DeviceWindowStats;
+import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.rules.event.RejectReason;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.ExpectedWindows;
 

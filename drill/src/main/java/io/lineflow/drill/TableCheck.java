@@ -1,7 +1,7 @@
 package io.lineflow.drill;
 
-import io.lineflow.job.event.RejectReason;
 import io.lineflow.job.functions.DeviceWindowStats;
+import io.lineflow.rules.event.RejectReason;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.WindowTable;
 

@@ -3,10 +3,10 @@ package io.lineflow.job;
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.event.DeviceEventDeserializer;
-import io.lineflow.job.event.DeviceEventJson;
-import io.lineflow.job.event.ParsedRecord;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.job.sink.PostgresSinks;
+import io.lineflow.rules.event.DeviceEventJson;
+import io.lineflow.rules.event.ParsedRecord;
 
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -86,7 +86,7 @@ public final class LineflowJob {
             default:
                 start = OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
         }
-        DeviceEventJson json = DeviceEventJson.fromConfig(conf);
+        DeviceEventJson json = DeviceEventDeserializer.parser(conf);
         return KafkaSource.<ParsedRecord>builder()
                 .setProperties(JobConfig.withPrefix(conf, LineflowOptions.KAFKA_PROPERTIES_PREFIX))
                 .setBootstrapServers(conf.get(LineflowOptions.KAFKA_BOOTSTRAP_SERVERS))

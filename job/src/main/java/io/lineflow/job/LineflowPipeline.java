@@ -1,14 +1,15 @@
 package io.lineflow.job;
 
 import io.lineflow.job.config.LineflowOptions;
-import io.lineflow.job.event.DeviceEvent;
-import io.lineflow.job.event.ParsedRecord;
-import io.lineflow.job.event.RejectedEvent;
+import io.lineflow.job.event.DeviceEventTypeInfo;
 import io.lineflow.job.functions.CarryDowntime;
 import io.lineflow.job.functions.CountDeviceWindows;
 import io.lineflow.job.functions.CountRejections;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.functions.RouteRejected;
+import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.rules.event.ParsedRecord;
+import io.lineflow.rules.event.RejectedEvent;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -68,8 +69,10 @@ public final class LineflowPipeline {
         long windowMillis = conf.get(LineflowOptions.WINDOW_SIZE).toMillis();
         long latenessMillis = conf.get(LineflowOptions.ALLOWED_LATENESS).toMillis();
 
-        SingleOutputStreamOperator<DeviceEvent> accepted =
-                records.process(new RouteRejected()).uid(ROUTE_UID).name("route rejected");
+        SingleOutputStreamOperator<DeviceEvent> accepted = records.process(
+                        new RouteRejected(), new DeviceEventTypeInfo())
+                .uid(ROUTE_UID)
+                .name("route rejected");
 
         SingleOutputStreamOperator<DeviceWindowStats> windowed = accepted.keyBy(BY_DEVICE)
                 .process(new CountDeviceWindows(

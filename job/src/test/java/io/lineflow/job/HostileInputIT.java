@@ -5,12 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
-import io.lineflow.job.event.DeviceEventJson;
-import io.lineflow.job.event.ParsedRecord;
-import io.lineflow.job.event.RejectReason;
-import io.lineflow.job.functions.CarryDowntime;
+import io.lineflow.job.event.DeviceEventDeserializer;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
+import io.lineflow.rules.Windows;
+import io.lineflow.rules.event.DeviceEventJson;
+import io.lineflow.rules.event.ParsedRecord;
+import io.lineflow.rules.event.RejectReason;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
@@ -116,7 +117,7 @@ class HostileInputIT {
         // Boundary times are drawn around "now" minus two hours, so that none flips between
         // accepted and FUTURE_TIMESTAMP while the test runs.
         long now = System.currentTimeMillis() - Duration.ofHours(2).toMillis();
-        DeviceEventJson json = DeviceEventJson.fromConfig(conf);
+        DeviceEventJson json = DeviceEventDeserializer.parser(conf);
         long earliest = java.time.Instant.parse(conf.get(LineflowOptions.EARLIEST_EVENT_TIME))
                 .toEpochMilli();
         int maxBytes = (int) conf.get(LineflowOptions.MAX_EVENT_SIZE).getBytes();
@@ -176,7 +177,7 @@ class HostileInputIT {
         // A generated DOWNTIME_START at the earliest accepted time (2000-01-01) followed by events of
         // today: the silent stopped windows in between are written only for the silent fill, not
         // the ~2.7 million windows since.
-        long maxSilent = CarryDowntime.maxSilentWindows(
+        long maxSilent = Windows.maxSilentWindows(
                 WINDOW, conf.get(LineflowOptions.DOWNTIME_SILENT_FILL).toMillis());
         Map<String, long[]> byDevice = new TreeMap<>(); // device -> {rows with events, silent rows}
         table.values().forEach(r -> byDevice.computeIfAbsent(r.deviceId, d -> new long[2])[r.eventsSeen > 0 ? 0 : 1]++);

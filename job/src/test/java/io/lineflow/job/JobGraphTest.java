@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lineflow.job.config.JobConfig;
+import io.lineflow.job.event.DeviceEventSerializer;
+import io.lineflow.rules.event.DeviceEvent;
 
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -12,8 +15,12 @@ import org.apache.flink.streaming.api.graph.StreamNode;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The job graph's uids are part of the savepoint format: a renamed or missing uid strands that
@@ -48,6 +55,22 @@ class JobGraphTest {
                         "count rejections", "count-rejections",
                         "device_window_stats upsert: Writer", "device-window-stats-sink",
                         "rejected_events insert: Writer", "rejected-events-sink"));
+    }
+
+    /**
+     * The event is a plain class of the rules module, so Flink would make it a POJO: only the
+     * pipeline's explicit type gives its streams the event's own serializer.
+     */
+    @Test
+    void everyStreamOfEventsUsesTheEventSerializer() {
+        List<TypeSerializer<?>> eventSerializers = jobEnvironment().getStreamGraph().getStreamNodes().stream()
+                .flatMap(n ->
+                        Stream.concat(Stream.of(n.getTypeSerializerOut()), Arrays.stream(n.getTypeSerializersIn())))
+                .filter(Objects::nonNull)
+                .filter(s -> s.createInstance() instanceof DeviceEvent)
+                .collect(Collectors.toList());
+        // Out of "route rejected", into "count device windows".
+        assertThat(eventSerializers).hasSize(2).allMatch(s -> s instanceof DeviceEventSerializer);
     }
 
     @Test

@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
-import io.lineflow.job.event.DeviceEvent;
-import io.lineflow.job.event.EventType;
-import io.lineflow.job.event.RejectReason;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
+import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.rules.event.EventType;
+import io.lineflow.rules.event.RejectReason;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
-import io.lineflow.job.event.DeviceEventJson;
-import io.lineflow.job.event.ParsedRecord;
+import io.lineflow.job.event.DeviceEventDeserializer;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
+import io.lineflow.rules.Windows;
+import io.lineflow.rules.event.DeviceEventJson;
+import io.lineflow.rules.event.ParsedRecord;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
@@ -125,7 +127,7 @@ class QuietWindowsIT {
 
     /** The key of the window of each device's latest counted event in {@code records[0, to)}. */
     private static Set<String> lastWindows(DeterministicInput input, int to, Configuration conf) {
-        DeviceEventJson json = DeviceEventJson.fromConfig(conf);
+        DeviceEventJson json = DeviceEventDeserializer.parser(conf);
         Map<String, Long> latest = new HashMap<>();
         for (DeterministicInput.Record r : input.records.subList(0, to)) {
             ParsedRecord p =
@@ -135,7 +137,7 @@ class QuietWindowsIT {
             }
         }
         return latest.entrySet().stream()
-                .map(e -> WindowTable.key(e.getKey(), ExpectedWindows.windowOf(e.getValue(), WINDOW)))
+                .map(e -> WindowTable.key(e.getKey(), Windows.start(e.getValue(), WINDOW)))
                 .collect(Collectors.toSet());
     }
 

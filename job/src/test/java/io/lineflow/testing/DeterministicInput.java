@@ -1,9 +1,9 @@
 package io.lineflow.testing;
 
-import io.lineflow.job.event.DeviceEvent;
-import io.lineflow.job.event.DeviceEventJson;
-import io.lineflow.job.event.EventType;
-import io.lineflow.job.event.RejectReason;
+import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.rules.event.DeviceEventJson;
+import io.lineflow.rules.event.EventType;
+import io.lineflow.rules.event.RejectReason;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;

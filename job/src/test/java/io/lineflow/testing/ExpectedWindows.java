@@ -1,10 +1,10 @@
 package io.lineflow.testing;
 
 import io.lineflow.job.config.LineflowOptions;
-import io.lineflow.job.event.DeviceEvent;
-import io.lineflow.job.event.EventType;
-import io.lineflow.job.functions.CarryDowntime;
 import io.lineflow.job.functions.DeviceWindowStats;
+import io.lineflow.rules.Windows;
+import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.rules.event.EventType;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
  * partition, so the order they were produced in): a row takes the line of the last event counted
  * in it in that order, and a silent stopped window the line of the row before it, as the job does.
  * Silent stopped windows are expected only for the silent fill after a device's last window with
- * events ({@link CarryDowntime}).
+ * events ({@code CarryDowntime}).
  */
 public final class ExpectedWindows {
     private ExpectedWindows() {}
@@ -41,7 +41,7 @@ public final class ExpectedWindows {
      */
     public static Map<String, DeviceWindowStats> of(
             List<DeviceEvent> events, long windowMillis, long silentFillMillis) {
-        long maxSilent = CarryDowntime.maxSilentWindows(windowMillis, silentFillMillis);
+        long maxSilent = Windows.maxSilentWindows(windowMillis, silentFillMillis);
         Map<String, DeviceWindowStats> table = new TreeMap<>();
         Map<String, List<DeviceEvent>> byDevice =
                 events.stream().collect(Collectors.groupingBy(e -> e.deviceId, TreeMap::new, Collectors.toList()));
@@ -49,8 +49,8 @@ public final class ExpectedWindows {
             List<DeviceEvent> list = new ArrayList<>(arrived);
             list.sort(Comparator.<DeviceEvent>comparingLong(e -> e.ts)
                     .thenComparing(e -> e.type == EventType.DOWNTIME_START));
-            long first = windowOf(list.get(0).ts, windowMillis);
-            long last = windowOf(list.get(list.size() - 1).ts, windowMillis);
+            long first = Windows.start(list.get(0).ts, windowMillis);
+            long last = Windows.start(list.get(list.size() - 1).ts, windowMillis);
             boolean open = false;
             long silent = 0;
             String line = null;
@@ -112,9 +112,5 @@ public final class ExpectedWindows {
             }
         });
         return table;
-    }
-
-    public static long windowOf(long ts, long windowMillis) {
-        return ts - Math.floorMod(ts, windowMillis);
     }
 }

@@ -1,6 +1,6 @@
 package io.lineflow.testing;
 
-import io.lineflow.job.event.EventType;
+import io.lineflow.rules.event.EventType;
 
 import java.io.ByteArrayOutputStream;
 import java.math.BigInteger;

@@ -1,7 +1,7 @@
 package io.lineflow.testing;
 
-import io.lineflow.job.event.DeviceEvent;
-import io.lineflow.job.event.EventType;
+import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.rules.event.EventType;
 
 import java.time.Instant;
 

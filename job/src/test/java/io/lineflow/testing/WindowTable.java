@@ -1,7 +1,7 @@
 package io.lineflow.testing;
 
-import io.lineflow.job.event.RejectReason;
 import io.lineflow.job.functions.DeviceWindowStats;
+import io.lineflow.rules.event.RejectReason;
 
 import java.sql.Connection;
 import java.sql.ResultSet;

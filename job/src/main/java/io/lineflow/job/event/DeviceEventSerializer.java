@@ -1,5 +1,8 @@
 package io.lineflow.job.event;
 
+import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.rules.event.EventType;
+
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;

@@ -1,28 +1,19 @@
 package io.lineflow.job.event;
 
+import io.lineflow.rules.event.DeviceEvent;
+
 import org.apache.flink.api.common.ExecutionConfig;
-import org.apache.flink.api.common.typeinfo.TypeInfoFactory;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
-import java.lang.reflect.Type;
-import java.util.Map;
-
 /**
  * Flink's type information for {@link DeviceEvent}: gives it the {@link DeviceEventSerializer}.
- * Found through the {@code @TypeInfo} annotation on the class, so every stream of events uses it.
+ * The event is a plain class of the rules module, which knows nothing of Flink, so the pipeline
+ * names this type where events leave an operator ({@code LineflowPipeline}); {@code JobGraphTest}
+ * checks that every stream of events uses it.
  */
 public final class DeviceEventTypeInfo extends TypeInformation<DeviceEvent> {
     private static final long serialVersionUID = 1L;
-
-    /** Named in {@code @TypeInfo} on {@link DeviceEvent}. */
-    public static final class Factory extends TypeInfoFactory<DeviceEvent> {
-        @Override
-        public TypeInformation<DeviceEvent> createTypeInfo(
-                Type type, Map<String, TypeInformation<?>> genericParameters) {
-            return new DeviceEventTypeInfo();
-        }
-    }
 
     @Override
     public boolean isBasicType() {

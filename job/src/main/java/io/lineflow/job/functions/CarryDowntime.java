@@ -1,5 +1,7 @@
 package io.lineflow.job.functions;
 
+import io.lineflow.rules.Windows;
+
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
@@ -59,12 +61,7 @@ public class CarryDowntime extends KeyedProcessFunction<String, DeviceWindowStat
     public CarryDowntime(long windowSizeMillis, long allowedLatenessMillis, long silentFillMillis) {
         this.windowSizeMillis = windowSizeMillis;
         this.allowedLatenessMillis = allowedLatenessMillis;
-        this.maxSilentWindows = maxSilentWindows(windowSizeMillis, silentFillMillis);
-    }
-
-    /** The silent windows written after a device's last window with events, at most. */
-    public static long maxSilentWindows(long windowSizeMillis, long silentFillMillis) {
-        return silentFillMillis / windowSizeMillis;
+        this.maxSilentWindows = Windows.maxSilentWindows(windowSizeMillis, silentFillMillis);
     }
 
     /** What a device's last window left open. */

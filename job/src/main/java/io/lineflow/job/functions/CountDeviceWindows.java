@@ -1,9 +1,10 @@
 package io.lineflow.job.functions;
 
-import io.lineflow.job.event.DeviceEvent;
-import io.lineflow.job.event.DeviceEventJson;
-import io.lineflow.job.event.RejectReason;
-import io.lineflow.job.event.RejectedEvent;
+import io.lineflow.rules.Windows;
+import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.rules.event.DeviceEventJson;
+import io.lineflow.rules.event.RejectReason;
+import io.lineflow.rules.event.RejectedEvent;
 
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -11,7 +12,6 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.TimeDomain;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
-import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
@@ -93,7 +93,7 @@ public class CountDeviceWindows extends KeyedProcessFunction<String, DeviceEvent
             reject(ctx, event, RejectReason.DUPLICATE, "eventId " + event.eventId + " already counted");
             return;
         }
-        long start = TimeWindow.getWindowStartWithOffset(event.ts, 0, windowMillis);
+        long start = Windows.start(event.ts, windowMillis);
         long lastMillis = start + windowMillis - 1; // the window's maxTimestamp
         long watermark = ctx.timerService().currentWatermark();
         if (lastMillis + latenessMillis <= watermark) {

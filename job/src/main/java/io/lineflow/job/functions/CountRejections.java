@@ -1,7 +1,7 @@
 package io.lineflow.job.functions;
 
-import io.lineflow.job.event.RejectReason;
-import io.lineflow.job.event.RejectedEvent;
+import io.lineflow.rules.event.RejectReason;
+import io.lineflow.rules.event.RejectedEvent;
 
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;

@@ -1,8 +1,8 @@
 package io.lineflow.job.functions;
 
-import io.lineflow.job.event.DeviceEvent;
-import io.lineflow.job.event.ParsedRecord;
-import io.lineflow.job.event.RejectedEvent;
+import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.rules.event.ParsedRecord;
+import io.lineflow.rules.event.RejectedEvent;
 
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.functions.ProcessFunction;

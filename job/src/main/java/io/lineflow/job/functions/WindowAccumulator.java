@@ -1,6 +1,6 @@
 package io.lineflow.job.functions;
 
-import io.lineflow.job.event.EventType;
+import io.lineflow.rules.event.EventType;
 
 import java.util.Arrays;
 

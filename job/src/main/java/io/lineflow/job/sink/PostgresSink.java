@@ -1,7 +1,7 @@
 package io.lineflow.job.sink;
 
-import io.lineflow.job.event.PgText;
-import io.lineflow.job.event.RejectedEvent;
+import io.lineflow.rules.event.PgText;
+import io.lineflow.rules.event.RejectedEvent;
 
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.api.common.typeutils.TypeSerializer;

@@ -2,9 +2,9 @@ package io.lineflow.job.sink;
 
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
-import io.lineflow.job.event.RejectReason;
-import io.lineflow.job.event.RejectedEvent;
 import io.lineflow.job.functions.DeviceWindowStats;
+import io.lineflow.rules.event.RejectReason;
+import io.lineflow.rules.event.RejectedEvent;
 
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;

@@ -1,6 +1,6 @@
 package io.lineflow.job.sink;
 
-import io.lineflow.job.event.RejectedEvent;
+import io.lineflow.rules.event.RejectedEvent;
 
 import org.apache.flink.connector.jdbc.datasource.statements.JdbcQueryStatement;
 

@@ -3,6 +3,11 @@ package io.lineflow.job.event;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.job.functions.WindowAccumulator;
+import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.rules.event.DeviceEventJson;
+import io.lineflow.rules.event.ParsedRecord;
+import io.lineflow.rules.event.PgText;
+import io.lineflow.rules.event.RejectedEvent;
 import io.lineflow.testing.HostileRecords;
 
 import net.jqwik.api.Arbitraries;

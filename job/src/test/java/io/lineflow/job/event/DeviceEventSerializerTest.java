@@ -1,12 +1,10 @@
 package io.lineflow.job.event;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.rules.event.EventType;
 
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SerializerTestBase;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.java.typeutils.PojoTypeInfo;
-import org.junit.jupiter.api.Test;
 
 /** Flink's own serializer test suite (copies, round trips, snapshots, duplicates, threads). */
 class DeviceEventSerializerTest extends SerializerTestBase<DeviceEvent> {
@@ -37,13 +35,5 @@ class DeviceEventSerializerTest extends SerializerTestBase<DeviceEvent> {
                     .at(null, -1, 0L),
             new DeviceEvent(), // every field null or zero
         };
-    }
-
-    @Test
-    void flinkPicksItForEveryStreamOfDeviceEvents() {
-        TypeInformation<DeviceEvent> info = TypeInformation.of(DeviceEvent.class);
-        assertThat(info).isInstanceOf(DeviceEventTypeInfo.class).isNotInstanceOf(PojoTypeInfo.class);
-        assertThat(info.createSerializer(new org.apache.flink.api.common.ExecutionConfig()))
-                .isInstanceOf(DeviceEventSerializer.class);
     }
 }

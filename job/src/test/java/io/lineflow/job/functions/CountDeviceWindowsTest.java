@@ -5,9 +5,9 @@ import static io.lineflow.testing.TestEvents.stopStart;
 import static io.lineflow.testing.TestEvents.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lineflow.job.event.DeviceEvent;
-import io.lineflow.job.event.RejectReason;
-import io.lineflow.job.event.RejectedEvent;
+import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.rules.event.RejectReason;
+import io.lineflow.rules.event.RejectedEvent;
 
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;

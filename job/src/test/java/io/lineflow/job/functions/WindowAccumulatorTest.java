@@ -6,7 +6,7 @@ import static io.lineflow.testing.TestEvents.stopStart;
 import static io.lineflow.testing.TestEvents.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lineflow.job.event.DeviceEvent;
+import io.lineflow.rules.event.DeviceEvent;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,7 @@
 package io.lineflow.reconciler.audit;
 
 import io.lineflow.reconciler.cli.Args;
+import io.lineflow.rules.recount.WindowRecount;
 
 import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.clients.consumer.ConsumerConfig;

@@ -1,4 +1,4 @@
-package io.lineflow.job.event;
+package io.lineflow.rules.event;
 
 /**
  * What a device reports: a produced piece, or the start or end of a stop. {@link

@@ -1,13 +1,10 @@
-package io.lineflow.job.event;
-
-import io.lineflow.job.config.LineflowOptions;
+package io.lineflow.rules.event;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import org.apache.flink.configuration.ReadableConfig;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -48,14 +45,6 @@ public final class DeviceEventJson implements Serializable {
         this.maxBytes = maxBytes;
         this.earliestMillis = earliestMillis;
         this.maxFutureMillis = maxFutureMillis;
-    }
-
-    /** The parser with the limits of a (validated) configuration. */
-    public static DeviceEventJson fromConfig(ReadableConfig conf) {
-        return new DeviceEventJson(
-                (int) conf.get(LineflowOptions.MAX_EVENT_SIZE).getBytes(),
-                Instant.parse(conf.get(LineflowOptions.EARLIEST_EVENT_TIME)).toEpochMilli(),
-                conf.get(LineflowOptions.MAX_FUTURE).toMillis());
     }
 
     /** Parses one Kafka record; {@code nowMillis} is the wall clock used for the future check. */

@@ -1,4 +1,4 @@
-package io.lineflow.job.event;
+package io.lineflow.rules.event;
 
 import java.nio.charset.StandardCharsets;
 

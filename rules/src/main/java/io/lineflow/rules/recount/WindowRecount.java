@@ -1,18 +1,15 @@
-package io.lineflow.reconciler.audit;
+package io.lineflow.rules.recount;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
+import io.lineflow.rules.Windows;
+import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.rules.event.DeviceEventJson;
+import io.lineflow.rules.event.ParsedRecord;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -38,19 +35,13 @@ import java.util.TreeSet;
  *       can find an event on time that this calls late, never the reverse.
  * </ul>
  *
- * <p>Only windows closed for every partition are recounted. The rules are the job's, written again
- * here because the job's classes ship only in its shaded jar: {@code RecountDifferentialTest} runs
- * random input through the job and through this class and requires the same table, and {@code
- * RecountParserDifferentialTest} requires the same verdict as the job's parser on hostile records.
+ * <p>Only windows closed for every partition are recounted. Records are read by the job's own
+ * parser ({@link DeviceEventJson}) and windows are cut by the job's {@link Windows}; the keyed steps
+ * are written plainly, one device at a time, unlike the job's state machines, and {@code
+ * RecountDifferentialTest} runs random input through the job and through this class and requires
+ * the same table.
  */
 public final class WindowRecount {
-    private static final JsonFactory JSON = new JsonFactory();
-    private static final Set<String> TYPES = Set.of("PIECE_PRODUCED", "DOWNTIME_START", "DOWNTIME_END");
-    private static final Instant MIN_MILLIS = Instant.ofEpochMilli(Long.MIN_VALUE);
-    private static final Instant MAX_MILLIS = Instant.ofEpochMilli(Long.MAX_VALUE);
-    /** The job's longest id in UTF-8 bytes (PgText.MAX_ID_BYTES). */
-    private static final int MAX_ID_BYTES = 1024;
-
     /** One Kafka record as read, with its Kafka timestamp (epoch ms). */
     public record Input(int partition, long timestamp, byte[] key, byte[] value) {}
 
@@ -64,9 +55,13 @@ public final class WindowRecount {
             long maxFutureMillis,
             long earliestMillis,
             long silentFillMillis) {
-        /** The silent stopped windows written after a device's last window with events, at most. */
         long maxSilentWindows() {
-            return silentFillMillis / windowMillis;
+            return Windows.maxSilentWindows(windowMillis, silentFillMillis);
+        }
+
+        /** The job's parser with these limits. */
+        DeviceEventJson parser() {
+            return new DeviceEventJson(maxBytes, earliestMillis, maxFutureMillis);
         }
     }
 
@@ -90,29 +85,30 @@ public final class WindowRecount {
     public record Result(
             Map<String, Row> rows, long closedBefore, long counted, long invalid, long duplicates, long late) {}
 
-    private record Event(String id, String device, String line, String type, long ts, long count) {}
-
     /** An accepted event with what the job knew when it arrived. */
-    private record Arrival(Event event, long watermark, long processingTime) {}
+    private record Arrival(DeviceEvent event, long watermark, long processingTime) {}
 
     private WindowRecount() {}
 
     public static Result recount(List<Input> records, Rules rules) {
         Map<Integer, Long> maxTs = new HashMap<>();
         Map<String, List<Arrival>> byDevice = new TreeMap<>();
+        DeviceEventJson parser = rules.parser();
         long invalid = 0;
         for (Input r : records) {
-            Event e = parse(r, rules);
-            if (e == null) {
+            // The job's parser, with the record's Kafka timestamp for its wall clock.
+            ParsedRecord parsed = parser.parse(r.key(), r.value(), null, r.partition(), -1, r.timestamp());
+            if (!parsed.isAccepted()) {
                 invalid++;
                 continue;
             }
+            DeviceEvent e = parsed.event;
             // Flink's bounded out-of-orderness watermark: the largest time seen, less the bound, less
             // 1 ms. Every accepted record moves it, repeats and late ones included.
             Long max = maxTs.get(r.partition());
             long watermark = max == null ? Long.MIN_VALUE : max - rules.outOfOrdernessMillis() - 1;
             maxTs.merge(r.partition(), e.ts, Math::max);
-            byDevice.computeIfAbsent(e.device, d -> new ArrayList<>()).add(new Arrival(e, watermark, r.timestamp()));
+            byDevice.computeIfAbsent(e.deviceId, d -> new ArrayList<>()).add(new Arrival(e, watermark, r.timestamp()));
         }
         long closedBefore = maxTs.values().stream()
                 .mapToLong(t -> t - rules.outOfOrdernessMillis() - 1)
@@ -165,14 +161,14 @@ public final class WindowRecount {
 
         void process(Arrival a) {
             advance(a.watermark);
-            Event e = a.event;
-            Long expiry = expiryById.get(e.id);
+            DeviceEvent e = a.event;
+            Long expiry = expiryById.get(e.eventId);
             if (expiry != null && expiry > a.processingTime) {
                 duplicates++;
                 return;
             }
-            expiryById.put(e.id, a.processingTime + rules.dedupHorizonMillis());
-            long start = windowStart(e.ts, rules.windowMillis());
+            expiryById.put(e.eventId, a.processingTime + rules.dedupHorizonMillis());
+            long start = Windows.start(e.ts, rules.windowMillis());
             long last = start + rules.windowMillis() - 1;
             if (last + rules.latenessMillis() <= watermark) {
                 late++;
@@ -309,18 +305,18 @@ public final class WindowRecount {
             this.endTimer = endTimer;
         }
 
-        void add(Event e) {
-            lineId = e.line;
+        void add(DeviceEvent e) {
+            lineId = e.lineId;
             events++;
             firstTs = Math.min(firstTs, e.ts);
             lastTs = Math.max(lastTs, e.ts);
             switch (e.type) {
-                case "PIECE_PRODUCED" -> pieces += e.count;
-                case "DOWNTIME_START" -> {
+                case PIECE_PRODUCED -> pieces += e.count;
+                case DOWNTIME_START -> {
                     stops++;
                     insert(new Long[] {e.ts, 1L});
                 }
-                default -> insert(new Long[] {e.ts, 0L});
+                case DOWNTIME_END -> insert(new Long[] {e.ts, 0L});
             }
         }
 
@@ -350,114 +346,4 @@ public final class WindowRecount {
             long firstTs,
             long lastTs,
             List<Long[]> transitions) {}
-
-    /** The event, or null if the job would reject the record (for any of its reasons). */
-    private static Event parse(Input r, Rules rules) {
-        if (r.value() == null || r.value().length > rules.maxBytes() || r.key() == null) {
-            return null;
-        }
-        String id = null;
-        String device = null;
-        String line = null;
-        String type = null;
-        String reason = null;
-        long count = 1;
-        Long ts = null;
-        boolean tsInRange = true;
-        try (JsonParser p = JSON.createParser(r.value())) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return null;
-            }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String field = p.currentName();
-                JsonToken t = p.nextToken();
-                switch (field) {
-                    case "eventId", "deviceId", "lineId", "type", "reason" -> {
-                        if (t != JsonToken.VALUE_NULL && t != JsonToken.VALUE_STRING) {
-                            return null;
-                        }
-                        String v = t == JsonToken.VALUE_NULL ? null : p.getText();
-                        switch (field) {
-                            case "eventId" -> id = v;
-                            case "deviceId" -> device = v;
-                            case "lineId" -> line = v;
-                            case "type" -> type = v;
-                            default -> reason = v;
-                        }
-                    }
-                    case "count" -> {
-                        if (t == JsonToken.VALUE_NULL) {
-                            break;
-                        }
-                        if (t != JsonToken.VALUE_NUMBER_INT
-                                || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
-                                || p.getLongValue() < 0
-                                || p.getLongValue() > Integer.MAX_VALUE) {
-                            return null;
-                        }
-                        count = p.getLongValue();
-                    }
-                    case "ts" -> {
-                        if (t == JsonToken.VALUE_NUMBER_INT) {
-                            tsInRange = p.getNumberType() != JsonParser.NumberType.BIG_INTEGER;
-                            ts = tsInRange ? p.getLongValue() : 0L;
-                        } else if (t == JsonToken.VALUE_STRING) {
-                            Instant at = Instant.parse(p.getText());
-                            tsInRange = !at.isBefore(MIN_MILLIS) && !at.isAfter(MAX_MILLIS);
-                            ts = tsInRange ? at.toEpochMilli() : 0L;
-                        } else if (t != JsonToken.VALUE_NULL) {
-                            return null;
-                        }
-                    }
-                    default -> p.skipChildren(); // unknown fields are allowed
-                }
-            }
-            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
-                return null;
-            }
-        } catch (IOException | DateTimeParseException e) {
-            return null;
-        }
-        if (id == null
-                || device == null
-                || line == null
-                || type == null
-                || ts == null
-                || !TYPES.contains(type)
-                || !storableId(id)
-                || !storableId(device)
-                || !storableId(line)
-                || (reason != null && !storable(reason))
-                || !tsInRange
-                || ts < rules.earliestMillis()
-                || ts > r.timestamp() + rules.maxFutureMillis()
-                || !device.equals(new String(r.key(), StandardCharsets.UTF_8))) {
-            return null;
-        }
-        return new Event(id, device, line, type, ts, count);
-    }
-
-    /** Text PostgreSQL stores as given: no U+0000, no unpaired surrogate. */
-    private static boolean storable(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '\u0000') {
-                return false;
-            }
-            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean storableId(String s) {
-        return !s.isEmpty() && storable(s) && s.getBytes(StandardCharsets.UTF_8).length <= MAX_ID_BYTES;
-    }
-
-    static long windowStart(long ts, long windowMillis) {
-        return ts - Math.floorMod(ts, windowMillis);
-    }
 }

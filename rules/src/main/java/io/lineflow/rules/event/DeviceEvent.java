@@ -1,17 +1,15 @@
-package io.lineflow.job.event;
-
-import org.apache.flink.api.common.typeinfo.TypeInfo;
+package io.lineflow.rules.event;
 
 import java.util.Objects;
 
 /**
  * One accepted device event, with the Kafka coordinates it was read from.
  *
- * <p>Flink serializes it with {@link DeviceEventSerializer} (named by the annotation), never Kryo.
- * The coordinates let a duplicate or late event be kept in {@code rejected_events} under its own
+ * <p>A plain class without Flink: the job gives its streams of events their own serializer
+ * explicitly ({@code io.lineflow.job.event.DeviceEventTypeInfo}), and the audit's recount uses it
+ * without Flink. The coordinates let a duplicate or late event be kept in {@code rejected_events} under its own
  * (topic, partition, offset) key.
  */
-@TypeInfo(DeviceEventTypeInfo.Factory.class)
 public class DeviceEvent {
     public String eventId;
     public String deviceId;

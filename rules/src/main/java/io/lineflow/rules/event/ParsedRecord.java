@@ -1,4 +1,4 @@
-package io.lineflow.job.event;
+package io.lineflow.rules.event;
 
 /**
  * What the Kafka deserializer hands on: either an accepted {@link DeviceEvent} or a {@link

@@ -1,4 +1,4 @@
-package io.lineflow.job.event;
+package io.lineflow.rules.event;
 
 /** Why an input record was not counted. Stored as text in {@code rejected_events.reason}. */
 public enum RejectReason {
