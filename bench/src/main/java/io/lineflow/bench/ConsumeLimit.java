@@ -1,6 +1,6 @@
 package io.lineflow.bench;
 
-import io.lineflow.job.event.DeviceEventDeserializer;
+import io.lineflow.job.config.JobConfig;
 import io.lineflow.rules.event.DeviceEventJson;
 import io.lineflow.rules.event.ParsedRecord;
 
@@ -30,7 +30,7 @@ public final class ConsumeLimit {
 
     /** Reads the whole topic; returns the number of accepted events, so parsing is not dead code. */
     public static long run(String bootstrap, String topic, int partitions, int threads) throws Exception {
-        DeviceEventJson json = DeviceEventDeserializer.parser(new Configuration());
+        DeviceEventJson json = JobConfig.rules(new Configuration()).parser();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<Long>> parts = new ArrayList<>();

@@ -1,8 +1,8 @@
 package io.lineflow.drill;
 
 import io.lineflow.job.functions.DeviceWindowStats;
-import io.lineflow.rules.event.DeviceEvent;
 import io.lineflow.rules.event.RejectReason;
+import io.lineflow.rules.recount.WindowRecount;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.ExpectedWindows;
 
@@ -64,8 +64,8 @@ final class KubernetesDrill {
     private final Kubectl k8s;
     private final Kubectl operator;
     private final HttpClient http = HttpClient.newHttpClient();
-    /** Every event counted so far and every rejection, over all scenarios: the table's answer. */
-    private final List<DeviceEvent> counted = new ArrayList<>();
+    /** Every record sent so far and every rejection, over all scenarios: the table's answer. */
+    private final List<WindowRecount.Input> sent = new ArrayList<>();
 
     private final Map<RejectReason, Long> rejections = new EnumMap<>(RejectReason.class);
     private final Set<String> reported = new HashSet<>();
@@ -157,10 +157,10 @@ final class KubernetesDrill {
         if (rejectedByKafka.get() > 0) {
             throw new IllegalStateException("Kafka did not accept " + rejectedByKafka.get() + " input records");
         }
-        counted.addAll(input.counted);
-        input.rejections.forEach((reason, n) -> rejections.merge(reason, n, Long::sum));
         long produced = System.currentTimeMillis();
-        Map<String, DeviceWindowStats> expected = ExpectedWindows.of(counted, ScenarioRunner.WINDOW);
+        sent.addAll(ExpectedWindows.inputs(input, produced));
+        input.rejections.forEach((reason, n) -> rejections.merge(reason, n, Long::sum));
+        Map<String, DeviceWindowStats> expected = TableCheck.expected(sent);
         Map<String, DeviceWindowStats> actual = TableCheck.awaitTable(db, expected, Duration.ofMinutes(5));
         TableCheck.verify(db, rejections, expected, actual, result, reported);
         log(

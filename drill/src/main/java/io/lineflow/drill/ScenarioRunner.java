@@ -3,6 +3,7 @@ package io.lineflow.drill;
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
+import io.lineflow.rules.Rules;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.ExpectedWindows;
@@ -31,7 +32,9 @@ import java.util.stream.Stream;
 
 /** Runs one {@link Scenario} on a fresh {@link LocalCluster} and verifies the table. */
 final class ScenarioRunner {
-    static final long WINDOW = Duration.ofMinutes(5).toMillis();
+    /** The job's default window: the drill's jobs run at the rules' defaults. */
+    static final long WINDOW = Rules.DEFAULT_WINDOW.toMillis();
+
     static final long T0 = Instant.parse("2026-11-01T00:00:00Z").toEpochMilli();
     private static final String TOPIC = "device-events";
     private static final int PARTITIONS = 4;
@@ -171,7 +174,8 @@ final class ScenarioRunner {
             throw new IllegalStateException("Kafka did not accept " + rejectedByKafka.get()
                     + " input records: the expected table is not what was sent");
         }
-        Map<String, DeviceWindowStats> expected = ExpectedWindows.of(input.counted, WINDOW);
+        Map<String, DeviceWindowStats> expected =
+                TableCheck.expected(ExpectedWindows.inputs(input, System.currentTimeMillis()));
         Map<String, DeviceWindowStats> actual =
                 TableCheck.awaitTable(cluster.postgres()::connect, expected, Duration.ofMinutes(4));
         TableCheck.verify(cluster.postgres()::connect, input.rejections, expected, actual, result, new HashSet<>());

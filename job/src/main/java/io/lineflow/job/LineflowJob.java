@@ -86,7 +86,7 @@ public final class LineflowJob {
             default:
                 start = OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
         }
-        DeviceEventJson json = DeviceEventDeserializer.parser(conf);
+        DeviceEventJson json = JobConfig.rules(conf).parser();
         return KafkaSource.<ParsedRecord>builder()
                 .setProperties(JobConfig.withPrefix(conf, LineflowOptions.KAFKA_PROPERTIES_PREFIX))
                 .setBootstrapServers(conf.get(LineflowOptions.KAFKA_BOOTSTRAP_SERVERS))

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
-import io.lineflow.job.event.DeviceEventDeserializer;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.Windows;
@@ -117,7 +116,7 @@ class HostileInputIT {
         // Boundary times are drawn around "now" minus two hours, so that none flips between
         // accepted and FUTURE_TIMESTAMP while the test runs.
         long now = System.currentTimeMillis() - Duration.ofHours(2).toMillis();
-        DeviceEventJson json = DeviceEventDeserializer.parser(conf);
+        DeviceEventJson json = JobConfig.rules(conf).parser();
         long earliest = java.time.Instant.parse(conf.get(LineflowOptions.EARLIEST_EVENT_TIME))
                 .toEpochMilli();
         int maxBytes = (int) conf.get(LineflowOptions.MAX_EVENT_SIZE).getBytes();
@@ -171,7 +170,7 @@ class HostileInputIT {
         Map<String, DeviceWindowStats> goodRows = table.entrySet().stream()
                 .filter(e -> e.getKey().startsWith("press-"))
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
-        assertThat(WindowTable.diff(ExpectedWindows.of(good.counted, WINDOW), goodRows))
+        assertThat(WindowTable.diff(ExpectedWindows.toEnd(good, JobConfig.rules(conf)), goodRows))
                 .isEmpty();
         assertThat(table.size()).as("hostile devices were counted too").isGreaterThan(goodRows.size());
         // A generated DOWNTIME_START at the earliest accepted time (2000-01-01) followed by events of

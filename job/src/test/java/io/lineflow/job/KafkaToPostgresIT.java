@@ -8,6 +8,7 @@ import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
+import io.lineflow.rules.Rules;
 import io.lineflow.rules.event.DeviceEvent;
 import io.lineflow.rules.event.EventType;
 import io.lineflow.rules.event.RejectReason;
@@ -73,6 +74,11 @@ class KafkaToPostgresIT {
         }
     }
 
+    /** The rules of {@link #jobConfig}: the job's defaults. */
+    private static Rules rules() {
+        return JobConfig.rules(jobConfig("unused", "unused"));
+    }
+
     private static Configuration jobConfig(String topic, String group, String... extra) {
         Map<String, String> args = new HashMap<>();
         args.put("lineflow.kafka.bootstrap-servers", kafka.bootstrapServers());
@@ -122,7 +128,7 @@ class KafkaToPostgresIT {
         kafka.createTopic(topic, PARTITIONS);
         DeterministicInput input = DeterministicInput.generate(8, 6, 20, WINDOW, T0, PARTITIONS);
         input.produce(kafka.bootstrapServers(), topic, 0, input.records.size());
-        Map<String, DeviceWindowStats> expected = ExpectedWindows.of(input.counted, WINDOW);
+        Map<String, DeviceWindowStats> expected = ExpectedWindows.toEnd(input, rules());
 
         start(jobConfig(topic, "first"), OffsetsInitializer.latest())
                 .getJobExecutionResult()
@@ -179,7 +185,7 @@ class KafkaToPostgresIT {
         assertThat(cluster.getArchivedExecutionGraph(id).get().getStatusTimestamp(JobStatus.RESTARTING))
                 .as("the job failed over")
                 .isPositive();
-        assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table()))
+        assertThat(WindowTable.diff(ExpectedWindows.toEnd(input, rules()), table()))
                 .isEmpty();
         assertThat(rejections()).isEqualTo(input.rejections);
     }
@@ -211,7 +217,7 @@ class KafkaToPostgresIT {
                 .get();
         Map<String, DeviceWindowStats> table = table();
 
-        assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table))
+        assertThat(WindowTable.diff(ExpectedWindows.toEnd(input, rules()), table))
                 .isEmpty();
         // The same figures spelt out, so that they do not rest on the oracle alone.
         Map<String, String> lines = new TreeMap<>();

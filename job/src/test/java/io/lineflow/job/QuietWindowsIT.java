@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
-import io.lineflow.job.event.DeviceEventDeserializer;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.Windows;
@@ -127,7 +126,7 @@ class QuietWindowsIT {
 
     /** The key of the window of each device's latest counted event in {@code records[0, to)}. */
     private static Set<String> lastWindows(DeterministicInput input, int to, Configuration conf) {
-        DeviceEventJson json = DeviceEventDeserializer.parser(conf);
+        DeviceEventJson json = JobConfig.rules(conf).parser();
         Map<String, Long> latest = new HashMap<>();
         for (DeterministicInput.Record r : input.records.subList(0, to)) {
             ParsedRecord p =
@@ -204,7 +203,7 @@ class QuietWindowsIT {
         long tookMillis = awaitRows(last, Duration.ofSeconds(90));
         second.cancel().get();
         assertThat(tookMillis).as("ms until the last windows were written").isLessThan(60_000);
-        assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table()))
+        assertThat(WindowTable.diff(ExpectedWindows.toEnd(input, JobConfig.rules(conf)), table()))
                 .isEmpty();
     }
 
@@ -233,7 +232,7 @@ class QuietWindowsIT {
         assertThat(cluster.getArchivedExecutionGraph(id).get().getStatusTimestamp(JobStatus.RESTARTING))
                 .as("the job never restarted")
                 .isZero();
-        assertThat(WindowTable.diff(ExpectedWindows.of(input.counted, WINDOW), table()))
+        assertThat(WindowTable.diff(ExpectedWindows.toEnd(input, JobConfig.rules(conf)), table()))
                 .isEmpty();
         try (Connection c = postgres.connect()) {
             assertThat(WindowTable.rejections(c)).as("nothing LATE").isEqualTo(input.rejections);

@@ -47,8 +47,6 @@ public final class DeterministicInput {
     public final List<Record> records = new ArrayList<>();
     /** For generated input: the index in {@link #records} of each window's first record. */
     private final List<Integer> windowFirstRecord = new ArrayList<>();
-    /** The events the job must count (valid and first of their id). */
-    public final List<DeviceEvent> counted = new ArrayList<>();
 
     public final Map<RejectReason, Long> rejections = new EnumMap<>(RejectReason.class);
     public final long windowMillis;
@@ -177,7 +175,6 @@ public final class DeterministicInput {
 
     private void add(DeviceEvent e) {
         records.add(new Record(partitionOf(e.deviceId, partitions), e.deviceId, DeviceEventJson.toJson(e)));
-        counted.add(e);
     }
 
     private void count(RejectReason reason) {
@@ -232,8 +229,8 @@ public final class DeterministicInput {
 
     /**
      * Appends one event per partition at {@code ts}, from devices {@code tick-<partition>}, so that
-     * every partition's watermark passes the last real window and it closes. Not in {@link
-     * #counted}: their own window stays open.
+     * every partition's watermark passes the last real window and it closes. Their own window
+     * stays open.
      */
     public void addWatermarkTicks(long ts) {
         for (int p = 0; p < partitions; p++) {

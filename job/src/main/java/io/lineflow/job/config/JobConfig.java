@@ -1,5 +1,7 @@
 package io.lineflow.job.config;
 
+import io.lineflow.rules.Rules;
+
 import org.apache.flink.api.java.utils.ParameterTool;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOption;
@@ -145,6 +147,19 @@ public final class JobConfig {
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
+    }
+
+    /** The rules' settings of a (validated) configuration: the parser's limits, windows, dedup, carry. */
+    public static Rules rules(ReadableConfig conf) {
+        return new Rules(
+                conf.get(LineflowOptions.WINDOW_SIZE).toMillis(),
+                conf.get(LineflowOptions.ALLOWED_LATENESS).toMillis(),
+                conf.get(LineflowOptions.OUT_OF_ORDERNESS).toMillis(),
+                conf.get(LineflowOptions.DEDUP_HORIZON).toMillis(),
+                (int) conf.get(LineflowOptions.MAX_EVENT_SIZE).getBytes(),
+                conf.get(LineflowOptions.MAX_FUTURE).toMillis(),
+                Instant.parse(conf.get(LineflowOptions.EARLIEST_EVENT_TIME)).toEpochMilli(),
+                conf.get(LineflowOptions.DOWNTIME_SILENT_FILL).toMillis());
     }
 
     /** The configuration as text for the log, sensitive values masked by Flink's own rule. */

@@ -1,5 +1,7 @@
 package io.lineflow.job.config;
 
+import io.lineflow.rules.Rules;
+
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
@@ -86,12 +88,12 @@ public final class LineflowOptions {
 
     public static final ConfigOption<Duration> WINDOW_SIZE = ConfigOptions.key(PREFIX + "window.size")
             .durationType()
-            .defaultValue(Duration.ofMinutes(5))
+            .defaultValue(Rules.DEFAULT_WINDOW)
             .withDescription("Length of the tumbling event-time windows.");
 
     public static final ConfigOption<Duration> ALLOWED_LATENESS = ConfigOptions.key(PREFIX + "window.allowed-lateness")
             .durationType()
-            .defaultValue(Duration.ofMinutes(1))
+            .defaultValue(Rules.DEFAULT_LATENESS)
             .withDescription("How long after a window closes a late event still updates it (the row"
                     + " is overwritten). Later events are kept as LATE.");
 
@@ -107,7 +109,7 @@ public final class LineflowOptions {
     public static final ConfigOption<Duration> OUT_OF_ORDERNESS = ConfigOptions.key(
                     PREFIX + "watermark.out-of-orderness")
             .durationType()
-            .defaultValue(Duration.ofSeconds(10))
+            .defaultValue(Rules.DEFAULT_OUT_OF_ORDERNESS)
             .withDescription("How far out of order events may arrive before they are late.");
 
     public static final ConfigOption<Duration> IDLENESS = ConfigOptions.key(PREFIX + "watermark.idleness")
@@ -117,20 +119,20 @@ public final class LineflowOptions {
 
     public static final ConfigOption<Duration> DEDUP_HORIZON = ConfigOptions.key(PREFIX + "dedup.horizon")
             .durationType()
-            .defaultValue(Duration.ofHours(1))
+            .defaultValue(Rules.DEFAULT_DEDUP_HORIZON)
             .withDescription("An eventId seen again within this time (processing time) is counted"
                     + " once; the repeat is kept as DUPLICATE.");
 
     public static final ConfigOption<Duration> MAX_FUTURE = ConfigOptions.key(PREFIX + "events.max-future")
             .durationType()
-            .defaultValue(Duration.ofHours(1))
+            .defaultValue(Rules.DEFAULT_MAX_FUTURE)
             .withDescription("Events stamped further ahead of the wall clock are kept as"
                     + " FUTURE_TIMESTAMP (they would push the watermark and make"
                     + " every other event late).");
 
     public static final ConfigOption<String> EARLIEST_EVENT_TIME = ConfigOptions.key(PREFIX + "events.earliest")
             .stringType()
-            .defaultValue("2000-01-01T00:00:00Z")
+            .defaultValue(Rules.DEFAULT_EARLIEST.toString())
             .withDescription("Events stamped before this ISO-8601 instant (or beyond what epoch"
                     + " milliseconds hold) are kept as TIMESTAMP_OUT_OF_RANGE:"
                     + " a clock reset to zero, a garbage date. From"
@@ -138,7 +140,7 @@ public final class LineflowOptions {
 
     public static final ConfigOption<MemorySize> MAX_EVENT_SIZE = ConfigOptions.key(PREFIX + "events.max-bytes")
             .memoryType()
-            .defaultValue(MemorySize.parse("64kb"))
+            .defaultValue(new MemorySize(Rules.DEFAULT_MAX_BYTES))
             .withDescription("Larger record values are kept as OVERSIZED, not parsed.");
 
     public static final ConfigOption<Integer> SINK_BATCH_SIZE = ConfigOptions.key(PREFIX + "sink.batch-size")
@@ -185,7 +187,7 @@ public final class LineflowOptions {
     /** Every option above, for validation, environment lookup and documentation. */
     public static final ConfigOption<Duration> DOWNTIME_SILENT_FILL = ConfigOptions.key(PREFIX + "downtime.silent-fill")
             .durationType()
-            .defaultValue(Duration.ofDays(7))
+            .defaultValue(Rules.DEFAULT_SILENT_FILL)
             .withDescription("While a stop is open and its device sends nothing, each silent window is"
                     + " written fully down, for at most this long after the device's last window"
                     + " with events; beyond it nothing is written until the device sends again, and"

@@ -1,16 +1,12 @@
 package io.lineflow.job.event;
 
-import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.rules.event.DeviceEventJson;
 import io.lineflow.rules.event.ParsedRecord;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-
-import java.time.Instant;
 
 /** Kafka deserializer that turns every record into a {@link ParsedRecord}; it never throws. */
 public class DeviceEventDeserializer implements KafkaRecordDeserializationSchema<ParsedRecord> {
@@ -20,14 +16,6 @@ public class DeviceEventDeserializer implements KafkaRecordDeserializationSchema
 
     public DeviceEventDeserializer(DeviceEventJson json) {
         this.json = json;
-    }
-
-    /** The parser with the limits of a (validated) configuration's {@code lineflow.events.*}. */
-    public static DeviceEventJson parser(ReadableConfig conf) {
-        return new DeviceEventJson(
-                (int) conf.get(LineflowOptions.MAX_EVENT_SIZE).getBytes(),
-                Instant.parse(conf.get(LineflowOptions.EARLIEST_EVENT_TIME)).toEpochMilli(),
-                conf.get(LineflowOptions.MAX_FUTURE).toMillis());
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.lineflow.reconciler.audit;
 
 import io.lineflow.reconciler.cli.Args;
+import io.lineflow.rules.Rules;
 import io.lineflow.rules.recount.WindowRecount;
 
 import org.apache.flink.util.TimeUtils;
@@ -37,10 +38,15 @@ import java.util.TreeMap;
 public final class AuditCommand {
     public static final String USAGE =
             "audit --bootstrap HOST:PORT --jdbc-url URL [--jdbc-user U] [--topic device-events]\n"
-                    + "      [--window 5m] [--lateness 1m] [--out-of-orderness 10s] [--dedup-horizon 1h]\n"
-                    + "      [--max-bytes 65536] [--max-future 1h] [--earliest 2000-01-01T00:00:00Z]\n"
-                    + "      [--silent-fill 7d]\n"
-                    + "      (the job's settings, defaults as the job's; password: env LINEFLOW_JDBC_PASSWORD)";
+                    + "      [--window " + shown(Rules.DEFAULT_WINDOW) + "] [--lateness "
+                    + shown(Rules.DEFAULT_LATENESS)
+                    + "] [--out-of-orderness " + shown(Rules.DEFAULT_OUT_OF_ORDERNESS) + "] [--dedup-horizon "
+                    + shown(Rules.DEFAULT_DEDUP_HORIZON) + "]\n"
+                    + "      [--max-bytes " + Rules.DEFAULT_MAX_BYTES + "] [--max-future "
+                    + shown(Rules.DEFAULT_MAX_FUTURE)
+                    + "] [--earliest " + Rules.DEFAULT_EARLIEST + "]\n"
+                    + "      [--silent-fill " + shown(Rules.DEFAULT_SILENT_FILL) + "]\n"
+                    + "      (the job's settings, at the job's defaults; password: env LINEFLOW_JDBC_PASSWORD)";
 
     private AuditCommand() {}
 
@@ -63,16 +69,17 @@ public final class AuditCommand {
                 Set.of());
         String bootstrap = a.require("bootstrap");
         String url = a.require("jdbc-url");
-        long window = duration(a.get("window", "5m"));
-        WindowRecount.Rules rules = new WindowRecount.Rules(
-                window,
-                duration(a.get("lateness", "1m")),
-                duration(a.get("out-of-orderness", "10s")),
-                duration(a.get("dedup-horizon", "1h")),
-                bytes(a.get("max-bytes", "65536")),
-                duration(a.get("max-future", "1h")),
-                instant(a.get("earliest", "2000-01-01T00:00:00Z")),
-                duration(a.get("silent-fill", "7d")));
+        Rules d = Rules.defaults();
+        Rules rules = new Rules(
+                duration(a.get("window", null), d.windowMillis()),
+                duration(a.get("lateness", null), d.latenessMillis()),
+                duration(a.get("out-of-orderness", null), d.outOfOrdernessMillis()),
+                duration(a.get("dedup-horizon", null), d.dedupHorizonMillis()),
+                a.get("max-bytes", null) == null ? d.maxBytes() : bytes(a.get("max-bytes", null)),
+                duration(a.get("max-future", null), d.maxFutureMillis()),
+                a.get("earliest", null) == null ? d.earliestMillis() : instant(a.get("earliest", null)),
+                duration(a.get("silent-fill", null), d.silentFillMillis()));
+        long window = rules.windowMillis();
         WindowRecount.Result recount = WindowRecount.recount(read(bootstrap, a.get("topic", "device-events")), rules);
         Map<String, WindowRecount.Row> table;
         try (Connection c = DriverManager.getConnection(url, dbProps(a.get("jdbc-user", null)))) {
@@ -207,6 +214,15 @@ public final class AuditCommand {
             throw new Args.UsageException(
                     "earliest " + text + ": expected an ISO-8601 instant, e.g. 2000-01-01T00:00:00Z");
         }
+    }
+
+    private static String shown(Duration d) {
+        return TimeUtils.formatWithHighestUnit(d);
+    }
+
+    /** {@code text} in milliseconds, or {@code absent} if the option was not given. */
+    private static long duration(String text, long absent) {
+        return text == null ? absent : duration(text);
     }
 
     /** Flink's duration syntax, as the job's settings are written: 500 ms, 10 s, 5 min, 7 d (or 5m, 7d). */

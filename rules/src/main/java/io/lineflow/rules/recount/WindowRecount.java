@@ -1,12 +1,15 @@
 package io.lineflow.rules.recount;
 
+import io.lineflow.rules.Rules;
 import io.lineflow.rules.Windows;
 import io.lineflow.rules.event.DeviceEvent;
 import io.lineflow.rules.event.DeviceEventJson;
 import io.lineflow.rules.event.ParsedRecord;
+import io.lineflow.rules.event.RejectReason;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,26 +48,6 @@ public final class WindowRecount {
     /** One Kafka record as read, with its Kafka timestamp (epoch ms). */
     public record Input(int partition, long timestamp, byte[] key, byte[] value) {}
 
-    /** The job's settings the recount needs (its {@code lineflow.*} options). */
-    public record Rules(
-            long windowMillis,
-            long latenessMillis,
-            long outOfOrdernessMillis,
-            long dedupHorizonMillis,
-            int maxBytes,
-            long maxFutureMillis,
-            long earliestMillis,
-            long silentFillMillis) {
-        long maxSilentWindows() {
-            return Windows.maxSilentWindows(windowMillis, silentFillMillis);
-        }
-
-        /** The job's parser with these limits. */
-        DeviceEventJson parser() {
-            return new DeviceEventJson(maxBytes, earliestMillis, maxFutureMillis);
-        }
-    }
-
     /** One recounted row of {@code device_window_stats}. */
     public record Row(
             String deviceId,
@@ -81,16 +64,43 @@ public final class WindowRecount {
         }
     }
 
-    /** The recount: rows of closed windows, keyed {@code device@windowStart}, and what was left out. */
+    /**
+     * The recount: rows of closed windows, keyed {@code device@windowStart}, and what was left out;
+     * {@code rejected} by reason, as {@code rejected_events} keeps them.
+     */
     public record Result(
-            Map<String, Row> rows, long closedBefore, long counted, long invalid, long duplicates, long late) {}
+            Map<String, Row> rows,
+            long closedBefore,
+            long counted,
+            long invalid,
+            long duplicates,
+            long late,
+            Map<RejectReason, Long> rejected) {}
 
     /** An accepted event with what the job knew when it arrived. */
     private record Arrival(DeviceEvent event, long watermark, long processingTime) {}
 
     private WindowRecount() {}
 
+    /**
+     * The windows the partitions' watermarks have closed, as a running job has written them: what
+     * the audit compares with the table.
+     */
     public static Result recount(List<Input> records, Rules rules) {
+        return recount(records, rules, false);
+    }
+
+    /**
+     * The table once the input has ended, as a bounded run writes it: the watermark passes every
+     * window, and a stop still open at a device's last window fills silent windows up to {@link
+     * Rules#silentFillMillis}.
+     */
+    public static Result recountToEnd(List<Input> records, Rules rules) {
+        return recount(records, rules, true);
+    }
+
+    private static Result recount(List<Input> records, Rules rules, boolean toEnd) {
+        Map<RejectReason, Long> rejected = new EnumMap<>(RejectReason.class);
         Map<Integer, Long> maxTs = new HashMap<>();
         Map<String, List<Arrival>> byDevice = new TreeMap<>();
         DeviceEventJson parser = rules.parser();
@@ -100,6 +110,7 @@ public final class WindowRecount {
             ParsedRecord parsed = parser.parse(r.key(), r.value(), null, r.partition(), -1, r.timestamp());
             if (!parsed.isAccepted()) {
                 invalid++;
+                rejected.merge(parsed.rejected.reason, 1L, Long::sum);
                 continue;
             }
             DeviceEvent e = parsed.event;
@@ -110,10 +121,12 @@ public final class WindowRecount {
             maxTs.merge(r.partition(), e.ts, Math::max);
             byDevice.computeIfAbsent(e.deviceId, d -> new ArrayList<>()).add(new Arrival(e, watermark, r.timestamp()));
         }
-        long closedBefore = maxTs.values().stream()
-                .mapToLong(t -> t - rules.outOfOrdernessMillis() - 1)
-                .min()
-                .orElse(Long.MIN_VALUE);
+        long closedBefore = toEnd
+                ? Long.MAX_VALUE
+                : maxTs.values().stream()
+                        .mapToLong(t -> t - rules.outOfOrdernessMillis() - 1)
+                        .min()
+                        .orElse(Long.MIN_VALUE);
         Map<String, Row> rows = new TreeMap<>();
         long counted = 0;
         long duplicates = 0;
@@ -133,7 +146,13 @@ public final class WindowRecount {
             duplicates += device.duplicates;
             late += device.late;
         }
-        return new Result(rows, closedBefore, counted, invalid, duplicates, late);
+        if (duplicates > 0) {
+            rejected.put(RejectReason.DUPLICATE, duplicates);
+        }
+        if (late > 0) {
+            rejected.put(RejectReason.LATE, late);
+        }
+        return new Result(rows, closedBefore, counted, invalid, duplicates, late, rejected);
     }
 
     /**
@@ -203,7 +222,7 @@ public final class WindowRecount {
                 if (timer != null) {
                     next = Math.min(next, timer);
                 }
-                if (next > to) {
+                if (next == Long.MAX_VALUE || next > to) {
                     break;
                 }
                 watermark = next;

@@ -2,6 +2,8 @@ package io.lineflow.rules.recount;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lineflow.rules.Rules;
+
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -13,7 +15,7 @@ class WindowRecountTest {
     private static final long T0 = Instant.parse("2026-11-01T10:00:00Z").toEpochMilli();
     private static final long W = 300_000;
 
-    private static final WindowRecount.Rules RULES = new WindowRecount.Rules(
+    private static final Rules RULES = new Rules(
             W,
             60_000,
             10_000,
@@ -72,8 +74,7 @@ class WindowRecountTest {
 
     @Test
     void silentStoppedWindowsAreRecountedOnlyForTheSilentFill() {
-        WindowRecount.Rules twoWindows =
-                new WindowRecount.Rules(W, 60_000, 10_000, 3_600_000, 65_536, 3_600_000, 0, 2 * W);
+        Rules twoWindows = new Rules(W, 60_000, 10_000, 3_600_000, 65_536, 3_600_000, 0, 2 * W);
         event(0, "a", "d1", "DOWNTIME_START", 3);
         event(0, "b", "d1", "DOWNTIME_END", 62); // an hour later: the stop was open all along
         event(0, "c", "d1", "PIECE_PRODUCED", 70); // closes 10:60
@@ -98,8 +99,7 @@ class WindowRecountTest {
 
     @Test
     void aRepeatIsADuplicateWithinTheHorizonAndCountedAgainAfterIt() {
-        WindowRecount.Rules shortHorizon =
-                new WindowRecount.Rules(W, 60_000, 10_000, 4_000, 65_536, 3_600_000, 0, 7L * 24 * 3_600_000);
+        Rules shortHorizon = new Rules(W, 60_000, 10_000, 4_000, 65_536, 3_600_000, 0, 7L * 24 * 3_600_000);
         event(0, "a", "d1", "PIECE_PRODUCED", 1);
         processingTime += 1_000;
         event(0, "a", "d1", "PIECE_PRODUCED", 1); // a retry 1 s later: inside the horizon
@@ -146,8 +146,7 @@ class WindowRecountTest {
     void aStopReportedWithinTheLatenessIsNotCarriedOnOnceALaterWindowWasWritten() {
         // Only possible with a lateness longer than a window. The job's CarryDowntime: rows of
         // later windows already written are not revisited.
-        WindowRecount.Rules longLateness =
-                new WindowRecount.Rules(W, 360_000, 10_000, 3_600_000, 65_536, 3_600_000, 0, 7L * 24 * 3_600_000);
+        Rules longLateness = new Rules(W, 360_000, 10_000, 3_600_000, 65_536, 3_600_000, 0, 7L * 24 * 3_600_000);
         event(0, "a", "d1", "PIECE_PRODUCED", 1);
         event(0, "b", "d1", "PIECE_PRODUCED", 6);
         event(0, "c", "d1", "PIECE_PRODUCED", 10.5); // watermark 10:10:20: 10:00 and 10:05 have fired
@@ -164,7 +163,7 @@ class WindowRecountTest {
 
     @Test
     void leavesOutWhatTheJobsParserRejectsWithTheJobsLimits() {
-        WindowRecount.Rules small = new WindowRecount.Rules(
+        Rules small = new Rules(
                 W,
                 60_000,
                 10_000,
