@@ -160,8 +160,8 @@ RECONCILER_IMAGE ?=
 RECONCILER_BASE_IMAGE ?= eclipse-temurin:17-jre
 
 .PHONY: job-install
-job-install: ## Install the rules, the job and its test-jar in the local Maven repository (the reconciler and its audit tests use them).
-	$(MVN) -q -pl job -am -DskipTests install
+job-install: ## Install the rules, the test kit and the job in the local Maven repository (the reconciler and its tests use them).
+	$(MVN) -q -pl job,testkit -am -DskipTests install
 
 .PHONY: reconciler-build
 reconciler-build: job-install ## Compile the reconciler and write its runtime classpath (used by the targets below).

@@ -1,8 +1,8 @@
 package io.lineflow.drill;
 
-import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.recount.WindowRecount;
+import io.lineflow.rules.recount.WindowRecount.Row;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.ExpectedWindows;
 
@@ -160,8 +160,8 @@ final class KubernetesDrill {
         long produced = System.currentTimeMillis();
         sent.addAll(ExpectedWindows.inputs(input, produced));
         input.rejections.forEach((reason, n) -> rejections.merge(reason, n, Long::sum));
-        Map<String, DeviceWindowStats> expected = TableCheck.expected(sent);
-        Map<String, DeviceWindowStats> actual = TableCheck.awaitTable(db, expected, Duration.ofMinutes(5));
+        Map<String, Row> expected = TableCheck.expected(sent);
+        Map<String, Row> actual = TableCheck.awaitTable(db, expected, Duration.ofMinutes(5));
         TableCheck.verify(db, rejections, expected, actual, result, reported);
         log(
                 "%s: table settled %s after the last record",

@@ -1,9 +1,9 @@
 package io.lineflow.drill;
 
 import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.Rules;
+import io.lineflow.rules.recount.WindowRecount.Row;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.ExpectedWindows;
@@ -174,10 +174,8 @@ final class ScenarioRunner {
             throw new IllegalStateException("Kafka did not accept " + rejectedByKafka.get()
                     + " input records: the expected table is not what was sent");
         }
-        Map<String, DeviceWindowStats> expected =
-                TableCheck.expected(ExpectedWindows.inputs(input, System.currentTimeMillis()));
-        Map<String, DeviceWindowStats> actual =
-                TableCheck.awaitTable(cluster.postgres()::connect, expected, Duration.ofMinutes(4));
+        Map<String, Row> expected = TableCheck.expected(ExpectedWindows.inputs(input, System.currentTimeMillis()));
+        Map<String, Row> actual = TableCheck.awaitTable(cluster.postgres()::connect, expected, Duration.ofMinutes(4));
         TableCheck.verify(cluster.postgres()::connect, input.rejections, expected, actual, result, new HashSet<>());
     }
 

@@ -1,12 +1,12 @@
 package io.lineflow.drill;
 
-import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.rules.Rules;
 import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.recount.WindowRecount;
+import io.lineflow.rules.recount.WindowRecount.Row;
+import io.lineflow.rules.table.WindowTable;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.ExpectedWindows;
-import io.lineflow.testing.WindowTable;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -104,12 +104,12 @@ final class TableCheck {
      * call), or {@code max} has passed: a broken job never becomes exact, and waiting for ever
      * would prove nothing.
      */
-    static Map<String, DeviceWindowStats> awaitTable(Database db, Map<String, DeviceWindowStats> expected, Duration max)
+    static Map<String, Row> awaitTable(Database db, Map<String, Row> expected, Duration max)
             throws InterruptedException {
         long start = System.currentTimeMillis();
         long lastChange = start;
         String lastFingerprint = "";
-        Map<String, DeviceWindowStats> actual = Map.of();
+        Map<String, Row> actual = Map.of();
         while (System.currentTimeMillis() - start < max.toMillis()) {
             try (Connection c = db.connect()) {
                 actual = withoutTicks(WindowTable.read(c));
@@ -138,13 +138,13 @@ final class TableCheck {
      * ticks closed, by the rules module's recount at the job's defaults (the drills' jobs run with
      * them), the ticks' own rows left out.
      */
-    static Map<String, DeviceWindowStats> expected(List<WindowRecount.Input> sent) {
+    static Map<String, Row> expected(List<WindowRecount.Input> sent) {
         return withoutTicks(ExpectedWindows.closed(sent, Rules.defaults()));
     }
 
     /** The watermark ticks' own rows are not part of the expected table: their windows stay open. */
-    private static Map<String, DeviceWindowStats> withoutTicks(Map<String, DeviceWindowStats> rows) {
-        Map<String, DeviceWindowStats> out = new TreeMap<>(rows);
+    private static Map<String, Row> withoutTicks(Map<String, Row> rows) {
+        Map<String, Row> out = new TreeMap<>(rows);
         out.keySet().removeIf(k -> k.startsWith("tick-"));
         return out;
     }
@@ -157,8 +157,8 @@ final class TableCheck {
     static void verify(
             Database db,
             Map<RejectReason, Long> expectedRejections,
-            Map<String, DeviceWindowStats> expected,
-            Map<String, DeviceWindowStats> actual,
+            Map<String, Row> expected,
+            Map<String, Row> actual,
             ScenarioResult result,
             Set<String> reported)
             throws SQLException {
@@ -176,27 +176,26 @@ final class TableCheck {
 
     /** The table half of {@link #verify}: the cell-by-cell diff, less what {@code reported} holds. */
     static void judgeTable(
-            Map<String, DeviceWindowStats> expected,
-            Map<String, DeviceWindowStats> actual,
-            ScenarioResult result,
-            Set<String> reported) {
-        List<String> problems = new ArrayList<>(WindowTable.diff(expected, actual));
-        problems.removeIf(reported::contains);
-        reported.addAll(problems);
-        result.problems.addAll(problems);
-        result.missing =
-                (int) problems.stream().filter(p -> p.startsWith("MISSING")).count();
-        result.extra =
-                (int) problems.stream().filter(p -> p.startsWith("EXTRA")).count();
+            Map<String, Row> expected, Map<String, Row> actual, ScenarioResult result, Set<String> reported) {
+        List<WindowTable.Difference> problems = new ArrayList<>(WindowTable.diff(expected, actual));
+        problems.removeIf(p -> reported.contains(p.toString()));
+        problems.forEach(p -> reported.add(p.toString()));
+        problems.forEach(p -> result.problems.add(p.toString()));
+        result.missing = (int) problems.stream()
+                .filter(p -> p.kind() == WindowTable.Difference.Kind.MISSING)
+                .count();
+        result.extra = (int) problems.stream()
+                .filter(p -> p.kind() == WindowTable.Difference.Kind.EXTRA)
+                .count();
         result.wrong = (int) problems.stream()
-                .filter(p -> p.startsWith("WRONG"))
-                .map(p -> p.split(" ")[1])
+                .filter(p -> p.kind() == WindowTable.Difference.Kind.WRONG)
+                .map(WindowTable.Difference::key)
                 .distinct()
                 .count();
         result.rowsExpected = expected.size();
         result.rowsActual = actual.size();
-        expected.values().forEach(r -> result.piecesExpected.merge(r.windowStart, r.piecesProduced, Long::sum));
-        actual.values().forEach(r -> result.piecesActual.merge(r.windowStart, r.piecesProduced, Long::sum));
+        expected.values().forEach(r -> result.piecesExpected.merge(r.windowStart(), r.pieces(), Long::sum));
+        actual.values().forEach(r -> result.piecesActual.merge(r.windowStart(), r.pieces(), Long::sum));
     }
 
     /** The first {@code updated_at} after {@code after}, or null when there is none (or no database). */

@@ -2,7 +2,7 @@ package io.lineflow.drill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lineflow.job.functions.DeviceWindowStats;
+import io.lineflow.rules.recount.WindowRecount.Row;
 
 import org.junit.jupiter.api.Test;
 
@@ -13,19 +13,11 @@ import java.util.TreeMap;
 
 /** Scenarios that share one table, one after another, are each judged on what is new. */
 class TableCheckTest {
-    private static DeviceWindowStats row(String device, long start, long pieces) {
-        DeviceWindowStats r = new DeviceWindowStats();
-        r.deviceId = device;
-        r.lineId = "line-1";
-        r.windowStart = start;
-        r.windowEnd = start + ScenarioRunner.WINDOW;
-        r.piecesProduced = pieces;
-        r.eventsSeen = 1;
-        return r;
+    private static Row row(String device, long start, long pieces) {
+        return new Row(device, "line-1", start, pieces, 0, 0, 1, null, null);
     }
 
-    private static ScenarioResult judge(
-            Map<String, DeviceWindowStats> expected, Map<String, DeviceWindowStats> actual, Set<String> reported) {
+    private static ScenarioResult judge(Map<String, Row> expected, Map<String, Row> actual, Set<String> reported) {
         ScenarioResult result = new ScenarioResult(Scenario.onKubernetes(KubeFault.STEADY));
         TableCheck.judgeTable(expected, actual, result, reported);
         return result;
@@ -34,8 +26,8 @@ class TableCheckTest {
     @Test
     void aLaterScenarioReportsOnlyItsOwnProblemsButCountsTheWholeTable() {
         Set<String> reported = new HashSet<>();
-        Map<String, DeviceWindowStats> expected = new TreeMap<>();
-        Map<String, DeviceWindowStats> actual = new TreeMap<>();
+        Map<String, Row> expected = new TreeMap<>();
+        Map<String, Row> actual = new TreeMap<>();
         expected.put("d1@0", row("d1", 0, 5));
         actual.put("d1@0", row("d1", 0, 7)); // doubled by the first scenario's fault
 
@@ -61,8 +53,8 @@ class TableCheckTest {
 
     @Test
     void withNothingReportedBeforeEveryProblemIsReported() {
-        Map<String, DeviceWindowStats> expected = new TreeMap<>(Map.of("d1@0", row("d1", 0, 5)));
-        Map<String, DeviceWindowStats> actual = new TreeMap<>(Map.of("d2@0", row("d2", 0, 5)));
+        Map<String, Row> expected = new TreeMap<>(Map.of("d1@0", row("d1", 0, 5)));
+        Map<String, Row> actual = new TreeMap<>(Map.of("d2@0", row("d2", 0, 5)));
         ScenarioResult result = judge(expected, actual, new HashSet<>());
         assertThat(result.missing).isEqualTo(1);
         assertThat(result.extra).isEqualTo(1);

@@ -5,19 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
-import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.Windows;
 import io.lineflow.rules.event.DeviceEventJson;
 import io.lineflow.rules.event.ParsedRecord;
 import io.lineflow.rules.event.RejectReason;
+import io.lineflow.rules.recount.WindowRecount.Row;
+import io.lineflow.rules.table.WindowTable;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
 import io.lineflow.testing.ExpectedWindows;
 import io.lineflow.testing.HostileRecords;
 import io.lineflow.testing.TestClusters;
-import io.lineflow.testing.WindowTable;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -149,14 +149,14 @@ class HostileInputIT {
         assertThat(cluster.getArchivedExecutionGraph(id).get().getStatusTimestamp(JobStatus.RESTARTING))
                 .as("numRestarts: the job never restarted (%s)", seed)
                 .isZero();
-        Map<String, DeviceWindowStats> table;
+        Map<String, Row> table;
         Map<RejectReason, Long> rejected;
         try (Connection c = postgres.connect()) {
             table = WindowTable.read(c);
             rejected = WindowTable.rejections(c);
         }
         long produced = good.total() + HOSTILE;
-        long counted = table.values().stream().mapToLong(r -> r.eventsSeen).sum();
+        long counted = table.values().stream().mapToLong(r -> r.events()).sum();
         long kept = rejected.values().stream().mapToLong(Long::longValue).sum();
         assertThat(counted + kept)
                 .as("produced = counted + rejected (%s)", seed)
@@ -167,7 +167,7 @@ class HostileInputIT {
         assertThat(parserReasons).as("rejected by reason (%s)", seed).isEqualTo(expected);
         assertThat(rejected).doesNotContainKey(RejectReason.REFUSED_BY_DATABASE);
 
-        Map<String, DeviceWindowStats> goodRows = table.entrySet().stream()
+        Map<String, Row> goodRows = table.entrySet().stream()
                 .filter(e -> e.getKey().startsWith("press-"))
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
         assertThat(WindowTable.diff(ExpectedWindows.toEnd(good, JobConfig.rules(conf)), goodRows))
@@ -179,7 +179,7 @@ class HostileInputIT {
         long maxSilent = Windows.maxSilentWindows(
                 WINDOW, conf.get(LineflowOptions.DOWNTIME_SILENT_FILL).toMillis());
         Map<String, long[]> byDevice = new TreeMap<>(); // device -> {rows with events, silent rows}
-        table.values().forEach(r -> byDevice.computeIfAbsent(r.deviceId, d -> new long[2])[r.eventsSeen > 0 ? 0 : 1]++);
+        table.values().forEach(r -> byDevice.computeIfAbsent(r.deviceId(), d -> new long[2])[r.events() > 0 ? 0 : 1]++);
         assertThat(byDevice)
                 .as("silent rows per device within the silent fill after each window with events (%s)", seed)
                 .allSatisfy((device, n) -> assertThat(n[1]).isLessThanOrEqualTo(maxSilent * n[0]));

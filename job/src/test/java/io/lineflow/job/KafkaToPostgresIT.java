@@ -6,18 +6,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
-import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.Rules;
 import io.lineflow.rules.event.DeviceEvent;
 import io.lineflow.rules.event.EventType;
 import io.lineflow.rules.event.RejectReason;
+import io.lineflow.rules.recount.WindowRecount.Row;
+import io.lineflow.rules.table.WindowTable;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
 import io.lineflow.testing.ExpectedWindows;
 import io.lineflow.testing.TestClusters;
-import io.lineflow.testing.WindowTable;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -69,9 +69,7 @@ class KafkaToPostgresIT {
 
     @BeforeEach
     void emptyTables() throws Exception {
-        try (Connection c = postgres.connect()) {
-            WindowTable.truncate(c);
-        }
+        postgres.truncateTables();
     }
 
     /** The rules of {@link #jobConfig}: the job's defaults. */
@@ -110,7 +108,7 @@ class KafkaToPostgresIT {
         return env.executeAsync(conf.get(LineflowOptions.JOB_NAME));
     }
 
-    private static Map<String, DeviceWindowStats> table() throws Exception {
+    private static Map<String, Row> table() throws Exception {
         try (Connection c = postgres.connect()) {
             return WindowTable.read(c);
         }
@@ -128,21 +126,22 @@ class KafkaToPostgresIT {
         kafka.createTopic(topic, PARTITIONS);
         DeterministicInput input = DeterministicInput.generate(8, 6, 20, WINDOW, T0, PARTITIONS);
         input.produce(kafka.bootstrapServers(), topic, 0, input.records.size());
-        Map<String, DeviceWindowStats> expected = ExpectedWindows.toEnd(input, rules());
+        Map<String, Row> expected = ExpectedWindows.toEnd(input, rules());
 
         start(jobConfig(topic, "first"), OffsetsInitializer.latest())
                 .getJobExecutionResult()
                 .get();
-        Map<String, DeviceWindowStats> first = table();
+        Map<String, Row> first = table();
         assertThat(WindowTable.diff(expected, first)).isEmpty();
         assertThat(first).hasSize(8 * 6);
-        assertThat(first.values()).allSatisfy(r -> assertThat(r.piecesProduced).isEqualTo(20));
-        assertThat(first.values()).anySatisfy(r -> assertThat(r.downtimeMillis).isPositive());
+        assertThat(first.values()).allSatisfy(r -> assertThat(r.pieces()).isEqualTo(20));
+        assertThat(first.values())
+                .anySatisfy(r -> assertThat(r.downtimeMillis()).isPositive());
 
         // Accounting: every produced record is either counted or kept with its reason.
         Map<RejectReason, Long> rejected = rejections();
         assertThat(rejected).isEqualTo(input.rejections);
-        long counted = first.values().stream().mapToLong(r -> r.eventsSeen).sum();
+        long counted = first.values().stream().mapToLong(r -> r.events()).sum();
         assertThat(counted
                         + rejected.values().stream().mapToLong(Long::longValue).sum())
                 .isEqualTo(input.total());
@@ -160,7 +159,12 @@ class KafkaToPostgresIT {
                 .get();
         assertThat(WindowTable.diff(expected, table()))
                 .hasSizeGreaterThanOrEqualTo(8 * 6)
-                .anySatisfy(p -> assertThat(p).contains("pieces_produced: expected 20, got 40"));
+                .anySatisfy(d -> assertThat(d)
+                        .extracting(
+                                WindowTable.Difference::column,
+                                WindowTable.Difference::expected,
+                                WindowTable.Difference::actual)
+                        .containsExactly("pieces_produced", 20L, 40L));
     }
 
     @Test
@@ -215,7 +219,7 @@ class KafkaToPostgresIT {
         start(jobConfig(topic, "line-change"), OffsetsInitializer.latest())
                 .getJobExecutionResult()
                 .get();
-        Map<String, DeviceWindowStats> table = table();
+        Map<String, Row> table = table();
 
         assertThat(WindowTable.diff(ExpectedWindows.toEnd(input, rules()), table))
                 .isEmpty();
@@ -223,8 +227,8 @@ class KafkaToPostgresIT {
         Map<String, String> lines = new TreeMap<>();
         Map<String, Long> downSeconds = new TreeMap<>();
         table.forEach((key, row) -> {
-            lines.put(key, row.lineId);
-            downSeconds.put(key, row.downtimeMillis / 1000);
+            lines.put(key, row.lineId());
+            downSeconds.put(key, row.downtimeMillis() / 1000);
         });
         assertThat(lines)
                 .isEqualTo(Map.of(

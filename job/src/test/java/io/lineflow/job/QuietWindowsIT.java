@@ -5,17 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
-import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.Windows;
 import io.lineflow.rules.event.DeviceEventJson;
 import io.lineflow.rules.event.ParsedRecord;
+import io.lineflow.rules.recount.WindowRecount.Row;
+import io.lineflow.rules.table.WindowTable;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
 import io.lineflow.testing.ExpectedWindows;
 import io.lineflow.testing.TestClusters;
-import io.lineflow.testing.WindowTable;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -80,9 +80,7 @@ class QuietWindowsIT {
 
     @BeforeEach
     void emptyTables() throws Exception {
-        try (Connection c = postgres.connect()) {
-            WindowTable.truncate(c);
-        }
+        postgres.truncateTables();
     }
 
     private static Configuration jobConfig(String topic, String group, String idleEmit) {
@@ -118,7 +116,7 @@ class QuietWindowsIT {
         return env.executeAsync(conf.get(LineflowOptions.JOB_NAME));
     }
 
-    private static Map<String, DeviceWindowStats> table() throws Exception {
+    private static Map<String, Row> table() throws Exception {
         try (Connection c = postgres.connect()) {
             return WindowTable.read(c);
         }

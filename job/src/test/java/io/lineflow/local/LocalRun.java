@@ -5,9 +5,9 @@ import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.event.RejectReason;
+import io.lineflow.rules.table.WindowTable;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
-import io.lineflow.testing.WindowTable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

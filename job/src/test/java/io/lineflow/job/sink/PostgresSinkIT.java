@@ -7,8 +7,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.schema.Schema;
+import io.lineflow.rules.recount.WindowRecount.Row;
+import io.lineflow.rules.table.WindowTable;
 import io.lineflow.testing.EmbeddedPostgresServer;
-import io.lineflow.testing.WindowTable;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -67,9 +68,7 @@ class PostgresSinkIT {
 
     @BeforeEach
     void emptyTables() throws Exception {
-        try (Connection c = postgres.connect()) {
-            WindowTable.truncate(c);
-        }
+        postgres.truncateTables();
     }
 
     private static Configuration config(String jdbcUrl) {
@@ -144,7 +143,7 @@ class PostgresSinkIT {
                         t(0)));
         run(config(postgres.jdbcUrl()), rows);
 
-        Map<String, DeviceWindowStats> table;
+        Map<String, Row> table;
         try (Connection c = postgres.connect()) {
             table = WindowTable.read(c);
         }

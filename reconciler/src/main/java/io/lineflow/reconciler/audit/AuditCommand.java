@@ -3,6 +3,7 @@ package io.lineflow.reconciler.audit;
 import io.lineflow.reconciler.cli.Args;
 import io.lineflow.rules.Rules;
 import io.lineflow.rules.recount.WindowRecount;
+import io.lineflow.rules.table.WindowTable;
 
 import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -15,20 +16,15 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * `audit`: recounts every closed window from the Kafka topic ({@link WindowRecount}) and diffs
@@ -83,9 +79,9 @@ public final class AuditCommand {
         WindowRecount.Result recount = WindowRecount.recount(read(bootstrap, a.get("topic", "device-events")), rules);
         Map<String, WindowRecount.Row> table;
         try (Connection c = DriverManager.getConnection(url, dbProps(a.get("jdbc-user", null)))) {
-            table = readTable(c, recount.closedBefore(), window);
+            table = WindowTable.read(c, recount.closedBefore() + 1 - window);
         }
-        List<String> problems = diff(recount.rows(), table);
+        List<WindowTable.Difference> problems = WindowTable.diff(recount.rows(), table);
         out.printf(
                 "audit: %d events counted from Kafka (%d invalid, %d repeated ids, %d late left out);"
                         + " %d closed windows recounted, %d rows in the table%n",
@@ -101,33 +97,6 @@ public final class AuditCommand {
                         ? "audit: the table matches the topic"
                         : "audit: " + problems.size() + " discrepancies");
         return problems.isEmpty() ? 0 : 2;
-    }
-
-    /** Every difference: {@code MISSING}, {@code EXTRA}, or {@code WRONG key column: expected x, got y}. */
-    public static List<String> diff(Map<String, WindowRecount.Row> expected, Map<String, WindowRecount.Row> actual) {
-        List<String> problems = new ArrayList<>();
-        expected.forEach((key, want) -> {
-            WindowRecount.Row got = actual.get(key);
-            if (got == null) {
-                problems.add("MISSING " + key);
-                return;
-            }
-            cell(problems, key, "pieces_produced", want.pieces(), got.pieces());
-            cell(problems, key, "downtime_count", want.downtimeCount(), got.downtimeCount());
-            cell(problems, key, "downtime_ms", want.downtimeMillis(), got.downtimeMillis());
-            cell(problems, key, "events_seen", want.events(), got.events());
-            cell(problems, key, "first_event_at", want.firstTs(), got.firstTs());
-            cell(problems, key, "last_event_at", want.lastTs(), got.lastTs());
-            cell(problems, key, "line_id", want.lineId(), got.lineId());
-        });
-        actual.keySet().stream().filter(k -> !expected.containsKey(k)).forEach(k -> problems.add("EXTRA " + k));
-        return problems;
-    }
-
-    private static void cell(List<String> problems, String key, String column, Object want, Object got) {
-        if (!Objects.equals(want, got)) {
-            problems.add("WRONG " + key + " " + column + ": expected " + want + ", got " + got);
-        }
     }
 
     /** The whole topic, partition by partition, up to the end offsets as of now. */
@@ -157,36 +126,6 @@ public final class AuditCommand {
     }
 
     /** The table's rows of the windows the recount covers: those ending by {@code closedBefore}. */
-    private static Map<String, WindowRecount.Row> readTable(Connection c, long closedBefore, long window)
-            throws SQLException {
-        Map<String, WindowRecount.Row> rows = new TreeMap<>();
-        try (PreparedStatement s = c.prepareStatement(
-                "SELECT device_id, line_id, window_start, pieces_produced, downtime_count, downtime_seconds, events_seen,"
-                        + " first_event_at, last_event_at FROM device_window_stats WHERE window_start <= ?")) {
-            s.setTimestamp(1, new Timestamp(closedBefore + 1 - window));
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    WindowRecount.Row r = new WindowRecount.Row(
-                            rs.getString(1),
-                            rs.getString(2),
-                            rs.getTimestamp(3).getTime(),
-                            rs.getLong(4),
-                            rs.getInt(5),
-                            rs.getBigDecimal(6).movePointRight(3).longValueExact(),
-                            rs.getLong(7),
-                            millis(rs.getTimestamp(8)),
-                            millis(rs.getTimestamp(9)));
-                    rows.put(r.key(), r);
-                }
-            }
-        }
-        return rows;
-    }
-
-    private static Long millis(Timestamp t) {
-        return t == null ? null : t.getTime();
-    }
-
     private static Properties dbProps(String user) {
         Properties p = new Properties();
         if (user != null) {

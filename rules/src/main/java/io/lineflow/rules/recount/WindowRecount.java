@@ -6,8 +6,8 @@ import io.lineflow.rules.event.DeviceEvent;
 import io.lineflow.rules.event.DeviceEventJson;
 import io.lineflow.rules.event.ParsedRecord;
 import io.lineflow.rules.event.RejectReason;
+import io.lineflow.rules.table.WindowTable;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -59,8 +59,9 @@ public final class WindowRecount {
             long events,
             Long firstTs,
             Long lastTs) {
+        /** The row's key in a table's map ({@link WindowTable#key}). */
         public String key() {
-            return deviceId + "@" + Instant.ofEpochMilli(windowStart);
+            return WindowTable.key(deviceId, windowStart);
         }
     }
 

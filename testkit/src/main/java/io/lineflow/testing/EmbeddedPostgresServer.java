@@ -128,6 +128,14 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         return "postgres";
     }
 
+    /** Empties the job's two tables, for the next test. */
+    public void truncateTables() throws SQLException {
+        try (Connection c = connect();
+                java.sql.Statement s = c.createStatement()) {
+            s.execute("TRUNCATE device_window_stats, rejected_events");
+        }
+    }
+
     public Connection connect() throws SQLException {
         return pg.getPostgresDatabase().getConnection();
     }
