@@ -129,9 +129,13 @@ public final class Bench {
                                     round, produced / lineflow, lineflow, cpu));
                         }
                         default -> {
-                            // Plain, or with lineflow's dedup in front.
-                            Duration horizon =
-                                    row.equals("sql") ? null : lineflowConf.get(LineflowOptions.DEDUP_HORIZON);
+                            // Plain, or with dedup in front whose ids live as long as lineflow's
+                            // do: a window and its allowed lateness.
+                            Duration horizon = row.equals("sql")
+                                    ? null
+                                    : lineflowConf
+                                            .get(LineflowOptions.WINDOW_SIZE)
+                                            .plus(lineflowConf.get(LineflowOptions.ALLOWED_LATENESS));
                             truncate(pg, "device_window_stats_sql");
                             double sql = flink.runSql(
                                     bootstrap,

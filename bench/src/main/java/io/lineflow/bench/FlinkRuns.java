@@ -114,9 +114,9 @@ public final class FlinkRuns implements AutoCloseable {
      * The same figures in Flink SQL: Kafka table with a JSON format, a 5-minute TUMBLE per device,
      * JDBC upsert sink; same parallelism, checkpoint interval and state backend (HashMap) as
      * lineflow. Downtime seconds are left out: carrying an open stop across windows is not a
-     * plain aggregate. With {@code dedupHorizon}, events are first deduplicated the way Flink SQL
-     * does it (ROW_NUMBER over device and eventId in processing-time order, keeping the first;
-     * state TTL = the horizon), so that the query does lineflow's work. Returns the wall time in
+     * plain aggregate. With {@code dedupTtl}, events are first deduplicated the way Flink SQL does
+     * it (ROW_NUMBER over device and eventId in processing-time order, keeping the first; state
+     * TTL = {@code dedupTtl}), so that the query does lineflow's work. Returns the wall time in
      * seconds.
      */
     public double runSql(
@@ -125,7 +125,7 @@ public final class FlinkRuns implements AutoCloseable {
             String jdbcUrl,
             String sinkTable,
             long checkpointIntervalMs,
-            Duration dedupHorizon)
+            Duration dedupTtl)
             throws Exception {
         StreamExecutionEnvironment env = env();
         env.enableCheckpointing(checkpointIntervalMs);
@@ -141,8 +141,8 @@ public final class FlinkRuns implements AutoCloseable {
         tEnv.getConfig().set("table.exec.mini-batch.enabled", "true");
         tEnv.getConfig().set("table.exec.mini-batch.allow-latency", "1 s");
         tEnv.getConfig().set("table.exec.mini-batch.size", "5000");
-        if (dedupHorizon != null) {
-            tEnv.getConfig().set("table.exec.state.ttl", dedupHorizon.toMillis() + " ms");
+        if (dedupTtl != null) {
+            tEnv.getConfig().set("table.exec.state.ttl", dedupTtl.toMillis() + " ms");
         }
         tEnv.executeSql("CREATE TEMPORARY TABLE events ("
                 + " eventId STRING, deviceId STRING, lineId STRING, `type` STRING,"
@@ -168,7 +168,7 @@ public final class FlinkRuns implements AutoCloseable {
                 + " 'sink.max-retries' = '5')");
         String valid = "deviceId IS NOT NULL AND ts IS NOT NULL"
                 + " AND `type` IN ('PIECE_PRODUCED', 'DOWNTIME_START', 'DOWNTIME_END')";
-        String input = dedupHorizon == null
+        String input = dedupTtl == null
                 ? "SELECT * FROM events WHERE " + valid
                 : "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY deviceId, eventId"
                         + " ORDER BY pt) AS rn FROM events WHERE " + valid + ") WHERE rn = 1";

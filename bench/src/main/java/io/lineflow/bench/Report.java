@@ -84,7 +84,7 @@ public final class Report {
                     b,
                     "3b",
                     "Flink SQL with lineflow's dedup: the same query over ROW_NUMBER() … PARTITION BY"
-                            + " deviceId, eventId … = 1, state TTL = the dedup horizon (no rejected table,"
+                            + " deviceId, eventId … = 1, state TTL = a window plus its lateness (no rejected table,"
                             + " no downtime seconds)"
                             + (sqlDedup.exact ? " (table checked)" : " (**table NOT complete**)"),
                     rate(sqlDedup.rate),

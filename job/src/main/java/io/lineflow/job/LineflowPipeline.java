@@ -78,7 +78,6 @@ public final class LineflowPipeline {
                 .process(new CountDeviceWindows(
                         conf.get(LineflowOptions.WINDOW_SIZE),
                         conf.get(LineflowOptions.ALLOWED_LATENESS),
-                        conf.get(LineflowOptions.DEDUP_HORIZON),
                         conf.get(LineflowOptions.IDLE_EMIT)))
                 .uid(COUNT_UID)
                 .name("count device windows");

@@ -6,7 +6,8 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The settings lineflow's rules depend on, with their one set of defaults: the job's {@code
+ * The settings lineflow's rules depend on, with their one set of defaults (the dedup rule has
+ * none: an event id is counted once per device and window): the job's {@code
  * lineflow.*} options take their defaults from here, and the audit's recount takes the same
  * settings (its command line mirrors them).
  *
@@ -14,7 +15,6 @@ import java.time.Instant;
  * @param latenessMillis how long after its end a window still takes events ({@code
  *     lineflow.window.allowed-lateness})
  * @param outOfOrdernessMillis the watermark's bound ({@code lineflow.watermark.out-of-orderness})
- * @param dedupHorizonMillis how long an event id is remembered ({@code lineflow.dedup.horizon})
  * @param maxBytes the largest record value accepted ({@code lineflow.events.max-bytes})
  * @param maxFutureMillis how far ahead of the wall clock an event may be ({@code
  *     lineflow.events.max-future})
@@ -26,7 +26,6 @@ public record Rules(
         long windowMillis,
         long latenessMillis,
         long outOfOrdernessMillis,
-        long dedupHorizonMillis,
         int maxBytes,
         long maxFutureMillis,
         long earliestMillis,
@@ -34,7 +33,6 @@ public record Rules(
     public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(5);
     public static final Duration DEFAULT_LATENESS = Duration.ofMinutes(1);
     public static final Duration DEFAULT_OUT_OF_ORDERNESS = Duration.ofSeconds(10);
-    public static final Duration DEFAULT_DEDUP_HORIZON = Duration.ofHours(1);
     public static final int DEFAULT_MAX_BYTES = 64 * 1024;
     public static final Duration DEFAULT_MAX_FUTURE = Duration.ofHours(1);
     public static final Instant DEFAULT_EARLIEST = Instant.parse("2000-01-01T00:00:00Z");
@@ -46,7 +44,6 @@ public record Rules(
                 DEFAULT_WINDOW.toMillis(),
                 DEFAULT_LATENESS.toMillis(),
                 DEFAULT_OUT_OF_ORDERNESS.toMillis(),
-                DEFAULT_DEDUP_HORIZON.toMillis(),
                 DEFAULT_MAX_BYTES,
                 DEFAULT_MAX_FUTURE.toMillis(),
                 DEFAULT_EARLIEST.toEpochMilli(),

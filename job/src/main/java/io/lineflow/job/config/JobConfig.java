@@ -117,7 +117,6 @@ public final class JobConfig {
         positive(conf, LineflowOptions.IDLENESS, problems);
         positive(conf, LineflowOptions.IDLE_EMIT, problems);
         notNegative(conf, LineflowOptions.DOWNTIME_SILENT_FILL, problems);
-        positive(conf, LineflowOptions.DEDUP_HORIZON, problems);
         Duration maxFuture = conf.get(LineflowOptions.MAX_FUTURE);
         if (maxFuture.toMillis() <= 0 || maxFuture.compareTo(MAX_FUTURE_LIMIT) > 0) {
             // Bounded so that the latest accepted event time stays far inside what the window
@@ -149,13 +148,12 @@ public final class JobConfig {
         }
     }
 
-    /** The rules' settings of a (validated) configuration: the parser's limits, windows, dedup, carry. */
+    /** The rules' settings of a (validated) configuration: the parser's limits, windows, carry. */
     public static Rules rules(ReadableConfig conf) {
         return new Rules(
                 conf.get(LineflowOptions.WINDOW_SIZE).toMillis(),
                 conf.get(LineflowOptions.ALLOWED_LATENESS).toMillis(),
                 conf.get(LineflowOptions.OUT_OF_ORDERNESS).toMillis(),
-                conf.get(LineflowOptions.DEDUP_HORIZON).toMillis(),
                 (int) conf.get(LineflowOptions.MAX_EVENT_SIZE).getBytes(),
                 conf.get(LineflowOptions.MAX_FUTURE).toMillis(),
                 Instant.parse(conf.get(LineflowOptions.EARLIEST_EVENT_TIME)).toEpochMilli(),
@@ -224,7 +222,10 @@ public final class JobConfig {
     private static void checkKnownKeysAndTypes(Configuration conf, List<String> problems) {
         Set<String> known = LineflowOptions.ALL.stream().map(ConfigOption::key).collect(Collectors.toSet());
         for (String key : new TreeMap<>(conf.toMap()).keySet()) {
-            if (key.startsWith(LineflowOptions.PREFIX)
+            String retired = LineflowOptions.RETIRED.get(key);
+            if (retired != null) {
+                problems.add(key + "=" + conf.toMap().get(key) + " is retired: " + retired);
+            } else if (key.startsWith(LineflowOptions.PREFIX)
                     && !known.contains(key)
                     && !key.startsWith(LineflowOptions.KAFKA_PROPERTIES_PREFIX)
                     && !key.startsWith(LineflowOptions.JDBC_PROPERTIES_PREFIX)) {

@@ -8,6 +8,7 @@ import org.apache.flink.configuration.MemorySize;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Every lineflow setting, under the {@code lineflow.} prefix. Checkpointing and state are set
@@ -117,11 +118,14 @@ public final class LineflowOptions {
             .defaultValue(Duration.ofMinutes(1))
             .withDescription("A Kafka partition silent this long stops holding back the watermark.");
 
-    public static final ConfigOption<Duration> DEDUP_HORIZON = ConfigOptions.key(PREFIX + "dedup.horizon")
-            .durationType()
-            .defaultValue(Rules.DEFAULT_DEDUP_HORIZON)
-            .withDescription("An eventId seen again within this time (processing time) is counted"
-                    + " once; the repeat is kept as DUPLICATE.");
+    /**
+     * Options that no longer exist, with why and what to do: setting one fails the job at start
+     * rather than being ignored.
+     */
+    public static final Map<String, String> RETIRED = Map.of(
+            PREFIX + "dedup.horizon",
+            "an eventId is counted once per device and window, and remembered while its window is open"
+                    + " (a repeat after the window is final is kept as LATE); remove the setting");
 
     public static final ConfigOption<Duration> MAX_FUTURE = ConfigOptions.key(PREFIX + "events.max-future")
             .durationType()
@@ -208,7 +212,6 @@ public final class LineflowOptions {
             DOWNTIME_SILENT_FILL,
             OUT_OF_ORDERNESS,
             IDLENESS,
-            DEDUP_HORIZON,
             MAX_FUTURE,
             EARLIEST_EVENT_TIME,
             MAX_EVENT_SIZE,

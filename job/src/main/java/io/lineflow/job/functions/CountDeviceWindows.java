@@ -1,5 +1,6 @@
 package io.lineflow.job.functions;
 
+import io.lineflow.rules.EventIds;
 import io.lineflow.rules.Windows;
 import io.lineflow.rules.event.DeviceEvent;
 import io.lineflow.rules.event.DeviceEventJson;
@@ -22,11 +23,12 @@ import java.util.Map;
  * Deduplicates a device's events and counts them into tumbling event-time windows, one row per
  * device and window; repeats and late events go to {@link #REJECTED} with their reason.
  *
- * <p><b>Dedup.</b> Each {@code eventId} of a device is counted once within the dedup horizon
- * (processing time). Seen ids are kept with the time they expire and swept by a processing-time
- * timer per device, at most {@link #SWEEPS_PER_HORIZON} times per horizon, rather than by state
- * TTL, whose incremental cleanup re-copied a device's whole map of ids on the heap backend at
- * every access. An id older than the horizon counts as unseen even before the sweep removes it.
+ * <p><b>Dedup.</b> An {@code eventId} is counted once per device and window: a producer's retry
+ * repeats the event, time included, so it falls into the window of the original. The window keeps
+ * the 64-bit fingerprints of its ids ({@link EventIds}) in its own state and drops them with it,
+ * so the memory of ids lasts exactly as long as a repeat could still change a count: a repeat
+ * that arrives once its window is final is rejected as {@link RejectReason#LATE}, like any event
+ * of a final window. No processing time, no sweep timers, a few bytes per event.
  *
  * <p><b>Windows.</b> The semantics of Flink's {@code TumblingEventTimeWindows} with the event-time
  * trigger, allowed lateness and a late-data side output: a window's row is emitted when the
@@ -36,8 +38,8 @@ import java.util.Map;
  * one function rather than a keyBy, dedup and window operator because the profile showed the
  * window operator's per-event trigger and cleanup timers, and the record copy and second key
  * switch between the two operators, at about a fifth of the job's CPU: here each event costs the
- * state lookups and nothing else, and timers are set once per device and window (the id sweep's
- * once per window and sweep period, the idle check's once per window and idle period).
+ * state lookups and nothing else, and timers are set once per device and window (the idle
+ * check's once per window and idle period).
  *
  * <p><b>Quiet windows.</b> The watermark is not part of a checkpoint and only moves with new
  * events, so after a restore, or whenever the input goes quiet, the last window of each device
@@ -57,30 +59,20 @@ public class CountDeviceWindows extends KeyedProcessFunction<String, DeviceEvent
     public static final OutputTag<RejectedEvent> REJECTED =
             new OutputTag<>("duplicate-or-late", Types.POJO(RejectedEvent.class));
 
-    /** State holds ids for at most horizon × (1 + 1/SWEEPS_PER_HORIZON). */
-    static final int SWEEPS_PER_HORIZON = 4;
-
     private final long windowMillis;
     private final long latenessMillis;
-    private final long horizonMillis;
-    private final long sweepEvery;
     private final long idleEmitMillis;
 
-    private transient MapState<String, Long> expiryById;
     private transient MapState<Long, WindowAccumulator> windowByStart;
 
-    public CountDeviceWindows(Duration window, Duration allowedLateness, Duration dedupHorizon, Duration idleEmit) {
+    public CountDeviceWindows(Duration window, Duration allowedLateness, Duration idleEmit) {
         this.windowMillis = window.toMillis();
         this.latenessMillis = allowedLateness.toMillis();
-        this.horizonMillis = dedupHorizon.toMillis();
-        this.sweepEvery = Math.max(1, horizonMillis / SWEEPS_PER_HORIZON);
         this.idleEmitMillis = idleEmit.toMillis();
     }
 
     @Override
     public void open(Configuration parameters) {
-        expiryById =
-                getRuntimeContext().getMapState(new MapStateDescriptor<>("event-id-expiry", Types.STRING, Types.LONG));
         windowByStart = getRuntimeContext()
                 .getMapState(
                         new MapStateDescriptor<>("window-by-start", Types.LONG, Types.POJO(WindowAccumulator.class)));
@@ -88,16 +80,10 @@ public class CountDeviceWindows extends KeyedProcessFunction<String, DeviceEvent
 
     @Override
     public void processElement(DeviceEvent event, Context ctx, Collector<DeviceWindowStats> out) throws Exception {
-        long sweepAt = remember(event, ctx);
-        if (sweepAt < 0) {
-            reject(ctx, event, RejectReason.DUPLICATE, "eventId " + event.eventId + " already counted");
-            return;
-        }
         long start = Windows.start(event.ts, windowMillis);
         long lastMillis = start + windowMillis - 1; // the window's maxTimestamp
         long watermark = ctx.timerService().currentWatermark();
         if (lastMillis + latenessMillis <= watermark) {
-            ctx.timerService().registerProcessingTimeTimer(sweepAt);
             reject(ctx, event, RejectReason.LATE, "window of " + event.ts + " closed");
             return;
         }
@@ -109,12 +95,9 @@ public class CountDeviceWindows extends KeyedProcessFunction<String, DeviceEvent
             }
             ctx.timerService().registerEventTimeTimer(lastMillis + latenessMillis);
         }
-        if (acc.idSweepAt != sweepAt) {
-            // The window's state is read and written for every event anyway, so it remembers the
-            // sweep already set for this device: one timer registration per window and sweep
-            // period instead of one per event (which the profile showed at 8% of the task).
-            ctx.timerService().registerProcessingTimeTimer(sweepAt);
-            acc.idSweepAt = sweepAt;
+        if (!acc.rememberId(EventIds.fingerprint(event.eventId))) {
+            reject(ctx, event, RejectReason.DUPLICATE, "eventId " + event.eventId + " already counted in its window");
+            return;
         }
         long now = ctx.timerService().currentProcessingTime();
         acc.lastSeenAt = now;
@@ -135,11 +118,6 @@ public class CountDeviceWindows extends KeyedProcessFunction<String, DeviceEvent
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<DeviceWindowStats> out) throws Exception {
         if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
-            // Sweeps fall on multiples of the sweep period; idle checks may fall anywhere (one on
-            // a multiple just sweeps too, which is harmless).
-            if (timestamp % sweepEvery == 0) {
-                MapStates.removeWhere(expiryById, (id, expiry) -> expiry <= timestamp);
-            }
             emitQuietWindows(timestamp, ctx, out);
             return;
         }
@@ -177,23 +155,6 @@ public class CountDeviceWindows extends KeyedProcessFunction<String, DeviceEvent
             }
             windowByStart.put(start, acc);
         }
-    }
-
-    /**
-     * Remembers the event's id until the horizon has passed, unless it is already remembered.
-     *
-     * @return the processing time of the sweep that will forget it (rounded up to the sweep
-     *     period, so that a device needs one timer per period), or -1 for a repeat
-     */
-    private long remember(DeviceEvent event, Context ctx) throws Exception {
-        long now = ctx.timerService().currentProcessingTime();
-        Long expiry = expiryById.get(event.eventId);
-        if (expiry != null && expiry > now) {
-            return -1;
-        }
-        long expires = now + horizonMillis;
-        expiryById.put(event.eventId, expires);
-        return expires - Math.floorMod(expires, sweepEvery) + sweepEvery;
     }
 
     private static void reject(Context ctx, DeviceEvent event, RejectReason reason, String detail) {

@@ -1,5 +1,6 @@
 package io.lineflow.job.functions;
 
+import io.lineflow.rules.EventIds;
 import io.lineflow.rules.event.EventType;
 
 import java.util.Arrays;
@@ -18,10 +19,12 @@ public class WindowAccumulator {
     public long lastTs = Long.MIN_VALUE;
     public long[] transitions = new long[0];
     /**
-     * Not a figure: the processing time of the dedup sweep already set for the ids counted here
-     * (see {@link CountDeviceWindows}); 0 for none.
+     * Not a figure: the fingerprints ({@link EventIds#fingerprint}) of the event ids counted here,
+     * sorted, in {@code ids[0, idCount)}; the dedup rule's memory, dropped with the window.
      */
-    public long idSweepAt;
+    public long[] ids = new long[0];
+
+    public int idCount;
     /** Not a figure: the processing time of this window's last event (see {@link CountDeviceWindows}). */
     public long lastSeenAt;
     /**
@@ -41,6 +44,27 @@ public class WindowAccumulator {
 
     public static boolean isStart(long transition) {
         return (transition & 1L) == 1L;
+    }
+
+    /**
+     * Remembers an id's fingerprint unless this window has it already.
+     *
+     * @return false for an id already counted in this window: a repeat
+     */
+    boolean rememberId(long fingerprint) {
+        int at = Arrays.binarySearch(ids, 0, idCount, fingerprint);
+        if (at >= 0) {
+            return false;
+        }
+        int pos = -at - 1;
+        if (idCount == ids.length) {
+            // Grown by half: at most a third of the array is slack, 8-12 bytes per id.
+            ids = Arrays.copyOf(ids, Math.max(4, idCount + (idCount >> 1)));
+        }
+        System.arraycopy(ids, pos, ids, pos + 1, idCount - pos);
+        ids[pos] = fingerprint;
+        idCount++;
+        return true;
     }
 
     void add(EventType type, long ts, int count) {

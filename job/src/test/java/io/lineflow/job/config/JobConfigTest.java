@@ -106,6 +106,7 @@ class JobConfigTest {
                 "execution.checkpointing.max-concurrent-checkpoints | 0 | 1 or more",
                 "state.backend.type            | jobmanager   | hashmap or rocksdb",
                 "lineflow.windw.size           | 5 min        | not a lineflow option",
+                "lineflow.dedup.horizon        | 1 h          | is retired: an eventId is counted once per device and window",
             })
     void badValueFailsAtStartWithKeyValueAndWhatIsAllowed(String key, String value, String allowed) {
         assertThatThrownBy(() -> JobConfig.load(args("--" + key, value), NO_ENV, new Configuration()))

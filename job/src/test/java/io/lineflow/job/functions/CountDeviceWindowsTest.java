@@ -21,8 +21,8 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * Windows of 5 minutes from {@code t(0)}, 1 minute of allowed lateness, a 10-minute dedup horizon,
- * quiet windows emitted after 2 minutes.
+ * Windows of 5 minutes from {@code t(0)}, 1 minute of allowed lateness, quiet windows emitted
+ * after 2 minutes.
  */
 class CountDeviceWindowsTest {
     private static final long WINDOW = Duration.ofMinutes(5).toMillis();
@@ -38,10 +38,7 @@ class CountDeviceWindowsTest {
         KeyedOneInputStreamOperatorTestHarness<String, DeviceEvent, DeviceWindowStats> h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         new KeyedProcessOperator<>(new CountDeviceWindows(
-                                Duration.ofMinutes(5),
-                                Duration.ofMinutes(1),
-                                Duration.ofMinutes(10),
-                                Duration.ofMinutes(2))),
+                                Duration.ofMinutes(5), Duration.ofMinutes(1), Duration.ofMinutes(2))),
                         e -> e.deviceId,
                         Types.STRING);
         if (restored != null) {
@@ -119,10 +116,7 @@ class CountDeviceWindowsTest {
             assertThat(late.get(0).reason).isEqualTo(RejectReason.LATE);
             assertThat(late.get(0).offset).isEqualTo(3L);
             assertThat(new String(late.get(0).raw)).contains("\"eventId\":\"e4\"");
-            // Both devices' windows are gone; only the remembered ids are left, the late one's too,
-            // until their sweeps.
-            assertThat(h.numKeyedStateEntries()).isEqualTo(2);
-            h.setProcessingTime(Duration.ofMinutes(30).toMillis());
+            // Both devices' windows are gone, and their ids with them.
             assertThat(h.numKeyedStateEntries()).isZero();
         }
     }
@@ -147,23 +141,22 @@ class CountDeviceWindowsTest {
     }
 
     @Test
-    void forgetsIdsAfterTheHorizonAndDropsAllStateOfAQuietDevice() throws Exception {
+    void aRepeatIsADuplicateWhileItsWindowIsOpenLateOnceItIsFinalAndNothingIsKeptAfter() throws Exception {
         try (var h = harness()) {
-            h.setProcessingTime(0);
             h.processElement(record(piece("e1", "d1", 1, 1), 0));
-            h.setProcessingTime(Duration.ofMinutes(5).toMillis());
-            h.processElement(record(piece("e1", "d1", 1, 1), 1)); // within 10 min: a repeat
-            assertThat(rejected(h)).hasSize(1);
+            h.processElement(record(piece("e1", "d1", 7, 1), 1)); // the id in another window: counted
+            h.processWatermark(t(5) - 1); // 10:00 fires, still within its lateness
+            h.processElement(record(piece("e1", "d1", 1, 1), 2)); // a retry within the lateness
+            h.processWatermark(t(6)); // 10:00 is final: its ids are gone with it
+            h.processElement(record(piece("e1", "d1", 1, 1), 3)); // the retry once 10:00 is final
 
-            h.setProcessingTime(Duration.ofMinutes(10).toMillis() + 1);
-            h.processElement(record(piece("e1", "d1", 1, 1), 2)); // past it: counted again
-            assertThat(rejected(h)).hasSize(1);
-            h.processWatermark(t(5) - 1);
-            assertThat(h.extractOutputValues()).extracting(r -> r.eventsSeen).containsExactly(2L);
+            assertThat(rejected(h)).extracting(r -> r.offset + ":" + r.reason).containsExactly("2:DUPLICATE", "3:LATE");
+            assertThat(h.extractOutputValues())
+                    .extracting(r -> r.windowStart + ":" + r.eventsSeen)
+                    .containsExactly(t(0) + ":1");
 
-            // The sweep after the last expiry and the end of the window's lateness leave nothing.
-            h.setProcessingTime(Duration.ofMinutes(30).toMillis());
-            h.processWatermark(t(6));
+            // The second window's end and lateness pass: no id and no window is left.
+            h.processWatermark(t(12));
             assertThat(h.numKeyedStateEntries()).isZero();
         }
     }

@@ -37,4 +37,21 @@ class WindowAccumulatorTest {
     void anEndSortsBeforeAStartAtTheSameInstant() {
         assertThat(WindowAccumulator.transition(t(1), false)).isLessThan(WindowAccumulator.transition(t(1), true));
     }
+
+    @Test
+    void remembersEachIdOnceInASortedArrayWithAtMostAThirdOfItSlack() {
+        WindowAccumulator acc = new WindowAccumulator();
+        java.util.Random rnd = new java.util.Random(7);
+        java.util.Set<Long> seen = new java.util.HashSet<>();
+        for (int i = 0; i < 10_000; i++) {
+            long fp = rnd.nextInt(5_000) - 2_500L; // repeats, negatives and zero among them
+            assertThat(acc.rememberId(fp)).as("id %d", fp).isEqualTo(seen.add(fp));
+        }
+        assertThat(acc.idCount).isEqualTo(seen.size());
+        long[] held = java.util.Arrays.copyOf(acc.ids, acc.idCount);
+        assertThat(held)
+                .isSorted()
+                .containsOnly(seen.stream().mapToLong(Long::longValue).toArray());
+        assertThat(acc.ids.length).isLessThanOrEqualTo(acc.idCount * 3 / 2 + 4);
+    }
 }

@@ -36,8 +36,7 @@ public final class AuditCommand {
             "audit --bootstrap HOST:PORT --jdbc-url URL [--jdbc-user U] [--topic device-events]\n"
                     + "      [--window " + shown(Rules.DEFAULT_WINDOW) + "] [--lateness "
                     + shown(Rules.DEFAULT_LATENESS)
-                    + "] [--out-of-orderness " + shown(Rules.DEFAULT_OUT_OF_ORDERNESS) + "] [--dedup-horizon "
-                    + shown(Rules.DEFAULT_DEDUP_HORIZON) + "]\n"
+                    + "] [--out-of-orderness " + shown(Rules.DEFAULT_OUT_OF_ORDERNESS) + "]\n"
                     + "      [--max-bytes " + Rules.DEFAULT_MAX_BYTES + "] [--max-future "
                     + shown(Rules.DEFAULT_MAX_FUTURE)
                     + "] [--earliest " + Rules.DEFAULT_EARLIEST + "]\n"
@@ -57,7 +56,6 @@ public final class AuditCommand {
                         "window",
                         "lateness",
                         "out-of-orderness",
-                        "dedup-horizon",
                         "max-bytes",
                         "max-future",
                         "earliest",
@@ -70,7 +68,6 @@ public final class AuditCommand {
                 duration(a.get("window", null), d.windowMillis()),
                 duration(a.get("lateness", null), d.latenessMillis()),
                 duration(a.get("out-of-orderness", null), d.outOfOrdernessMillis()),
-                duration(a.get("dedup-horizon", null), d.dedupHorizonMillis()),
                 a.get("max-bytes", null) == null ? d.maxBytes() : bytes(a.get("max-bytes", null)),
                 duration(a.get("max-future", null), d.maxFutureMillis()),
                 a.get("earliest", null) == null ? d.earliestMillis() : instant(a.get("earliest", null)),

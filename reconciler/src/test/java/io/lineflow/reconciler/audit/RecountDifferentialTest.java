@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lineflow.job.LineflowJob;
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.schema.Schema;
+import io.lineflow.rules.Windows;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
 
@@ -49,8 +50,7 @@ import java.util.stream.Stream;
  * find the job's table equal to its recount.
  *
  * <p>The input is produced in phases with pauses, so that what depends on timing in the job is
- * fixed by the input: a pause is longer than the dedup horizon (a repeat in a later phase is
- * outside it, one in the same phase inside it) and lets the watermark settle; within a phase no
+ * fixed by the input: a pause lets the watermark settle; within a phase no
  * partition's watermark crosses a window end or a window's end plus the allowed lateness, except
  * through the last event of the phase (the "pacer"), so whether a window has fired or is past its
  * lateness when an event arrives does not depend on how the job interleaves partitions. The pacer
@@ -64,7 +64,9 @@ class RecountDifferentialTest {
     private static final long W = Duration.ofMinutes(5).toMillis();
     private static final long LATENESS = Duration.ofMinutes(1).toMillis();
     private static final long OOO = Duration.ofSeconds(10).toMillis();
-    private static final long HORIZON = Duration.ofSeconds(4).toMillis();
+    /** Between phases: time for the watermark to reach every operator. */
+    private static final long PAUSE = Duration.ofSeconds(2).toMillis();
+
     private static final int MAX_BYTES = 2048;
     private static final int PARTITIONS = 2;
     private static final int DEVICES = 6;
@@ -112,7 +114,6 @@ class RecountDifferentialTest {
         // The quiet-window rows (processing time) are overwritten by the watermark's; longer than
         // the test, so that only the watermark decides, as in the recount.
         args.put("lineflow.window.idle-emit", "30 min");
-        args.put("lineflow.dedup.horizon", HORIZON + " ms");
         args.put("lineflow.events.max-bytes", MAX_BYTES + " b");
         args.put("execution.checkpointing.interval", "1 s");
         args.put(
@@ -143,8 +144,6 @@ class RecountDifferentialTest {
             LATENESS + "ms",
             "--out-of-orderness",
             OOO + "ms",
-            "--dedup-horizon",
-            HORIZON + "ms",
             "--max-bytes",
             Integer.toString(MAX_BYTES)
         };
@@ -192,10 +191,9 @@ class RecountDifferentialTest {
                     markers.add(new long[] {m.partition(), m.offset()});
                 }
                 // The phase's last record on each partition is a rejected marker: once the job has
-                // stored all of them, it has read the phase. Then the pause: longer than the dedup
-                // horizon, and time for the watermark to reach every operator.
+                // stored all of them, it has read the phase. Then the pause.
                 awaitRejected(markers);
-                Thread.sleep(HORIZON + 2_000);
+                Thread.sleep(PAUSE);
             }
         }
         assertThat(flink.getJobStatus(id).get())
@@ -221,8 +219,8 @@ class RecountDifferentialTest {
                         "late within the lateness",
                         "line change",
                         "oversized",
-                        "retry inside the horizon",
-                        "retry outside the horizon",
+                        "retry after its window is final",
+                        "retry while its window is open",
                         "stop event",
                         "too late");
         assertThat(windowsRecounted(report)).isGreaterThanOrEqualTo(DEVICES * 3);
@@ -291,8 +289,8 @@ class RecountDifferentialTest {
 
     /**
      * Random input in phases (see the class comment): on-time, late-within-lateness and too-late
-     * events, stops across windows, devices that change line, producer retries inside and outside
-     * the dedup horizon, ids reused for another event, and bad records of every kind.
+     * events, stops across windows, devices that change line, producer retries while their window
+     * is open and once it is final, ids reused for another event, and bad records of every kind.
      */
     static final class Generator {
         private final Random rnd;
@@ -300,7 +298,7 @@ class RecountDifferentialTest {
         private final long t0;
         private final long[] maxTs = new long[PARTITIONS];
         private final String[] lineOf = new String[DEVICES];
-        /** Valid events produced so far, per device: phase and value. */
+        /** Valid events produced so far, per device: phase, value, id and time. */
         private final List<List<Object[]>> sentByDevice = new ArrayList<>();
 
         final Map<String, Integer> stats = new java.util.TreeMap<>();
@@ -364,7 +362,11 @@ class RecountDifferentialTest {
                     Object[] earlier = sentByDevice
                             .get(d)
                             .get(rnd.nextInt(sentByDevice.get(d).size()));
-                    count((int) earlier[0] == phase ? "retry inside the horizon" : "retry outside the horizon");
+                    long wm = Arrays.stream(maxTs).min().getAsLong() - OOO - 1;
+                    count(
+                            windowEnd((long) earlier[3]) - 1 + LATENESS <= wm
+                                    ? "retry after its window is final"
+                                    : "retry while its window is open");
                     records.add(record(d, (byte[]) earlier[1]));
                 } else if (kind < 75 && !sentByDevice.get(d).isEmpty()) {
                     Object[] earlier = sentByDevice
@@ -458,12 +460,12 @@ class RecountDifferentialTest {
                 return record(d, value);
             }
             maxTs[d % PARTITIONS] = Math.max(maxTs[d % PARTITIONS], ts);
-            sentByDevice.get(d).add(new Object[] {phase, value, id});
+            sentByDevice.get(d).add(new Object[] {phase, value, id, ts});
             return record(d, value);
         }
 
         private static long windowEnd(long ts) {
-            return ts - Math.floorMod(ts, W) + W;
+            return Windows.start(ts, W) + W;
         }
 
         private ProducerRecord<byte[], byte[]> bad(int d, long ts) {

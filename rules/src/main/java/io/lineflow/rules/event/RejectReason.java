@@ -27,7 +27,7 @@ public enum RejectReason {
     NULL_KEY,
     /** The Kafka key differs from the event's {@code deviceId}. */
     KEY_MISMATCH,
-    /** An event with the same {@code eventId} was already counted within the dedup horizon. */
+    /** An event with the same {@code eventId} was already counted in the device's window. */
     DUPLICATE,
     /** The event arrived after its window closed and its allowed lateness passed. */
     LATE,

@@ -1,5 +1,6 @@
 package io.lineflow.rules.recount;
 
+import io.lineflow.rules.EventIds;
 import io.lineflow.rules.Rules;
 import io.lineflow.rules.Windows;
 import io.lineflow.rules.event.DeviceEvent;
@@ -11,8 +12,10 @@ import io.lineflow.rules.table.WindowTable;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -21,8 +24,9 @@ import java.util.TreeSet;
  * records in, rows out.
  *
  * <p>It applies the job's rules as the job applies them, record by record in each partition's
- * order: the parser's (every reason a record is rejected, with the job's limits), the dedup
- * horizon, lateness, the line a row takes (that of the last event counted in it, in arrival
+ * order: the parser's (every reason a record is rejected, with the job's limits), lateness, dedup
+ * (an event id counted once per device and window, by its {@link EventIds#fingerprint}), the line
+ * a row takes (that of the last event counted in it, in arrival
  * order), and the downtime carry (a stop open at a window's end carries into the next window,
  * silent windows included; a late event corrects the carry only while its window is the device's
  * latest). What the job decides by its own clocks is taken from the records, which is exact for a
@@ -30,12 +34,12 @@ import java.util.TreeSet;
  * lineflow.window.idle-emit}, which the watermark's rows overwrite):
  *
  * <ul>
- *   <li>processing time (dedup horizon, the future-timestamp limit) is each record's Kafka
- *       timestamp: a job far behind may count a repeat that this calls a duplicate, or accept an
- *       event this calls future;
+ *   <li>processing time (the future-timestamp limit) is each record's Kafka timestamp: a job far
+ *       behind may accept an event this calls future;
  *   <li>the watermark an event meets is its own partition's (the largest event time read before
  *       it, less the out-of-orderness, less 1 ms); the job's is the minimum over partitions, so it
- *       can find an event on time that this calls late, never the reverse.
+ *       can find an event on time that this calls late, never the reverse (a repeat this calls late
+ *       it may call a duplicate: neither is counted).
  * </ul>
  *
  * <p>Only windows closed for every partition are recounted. Records are read by the job's own
@@ -79,7 +83,7 @@ public final class WindowRecount {
             Map<RejectReason, Long> rejected) {}
 
     /** An accepted event with what the job knew when it arrived. */
-    private record Arrival(DeviceEvent event, long watermark, long processingTime) {}
+    private record Arrival(DeviceEvent event, long watermark) {}
 
     private WindowRecount() {}
 
@@ -120,7 +124,7 @@ public final class WindowRecount {
             Long max = maxTs.get(r.partition());
             long watermark = max == null ? Long.MIN_VALUE : max - rules.outOfOrdernessMillis() - 1;
             maxTs.merge(r.partition(), e.ts, Math::max);
-            byDevice.computeIfAbsent(e.deviceId, d -> new ArrayList<>()).add(new Arrival(e, watermark, r.timestamp()));
+            byDevice.computeIfAbsent(e.deviceId, d -> new ArrayList<>()).add(new Arrival(e, watermark));
         }
         long closedBefore = toEnd
                 ? Long.MAX_VALUE
@@ -163,7 +167,6 @@ public final class WindowRecount {
     private static final class Device {
         private final String id;
         private final Rules rules;
-        private final Map<String, Long> expiryById = new HashMap<>();
         private final TreeMap<Long, Window> windows = new TreeMap<>();
         private final Map<Long, Boolean> openAtStartByWindow = new HashMap<>();
         private final TreeSet<Long> carryTimers = new TreeSet<>();
@@ -182,12 +185,6 @@ public final class WindowRecount {
         void process(Arrival a) {
             advance(a.watermark);
             DeviceEvent e = a.event;
-            Long expiry = expiryById.get(e.eventId);
-            if (expiry != null && expiry > a.processingTime) {
-                duplicates++;
-                return;
-            }
-            expiryById.put(e.eventId, a.processingTime + rules.dedupHorizonMillis());
             long start = Windows.start(e.ts, rules.windowMillis());
             long last = start + rules.windowMillis() - 1;
             if (last + rules.latenessMillis() <= watermark) {
@@ -195,6 +192,11 @@ public final class WindowRecount {
                 return;
             }
             Window w = windows.computeIfAbsent(start, s -> new Window(s, last > watermark));
+            // The dedup rule: an id once per device and window, remembered while the window is open.
+            if (!w.ids.add(EventIds.fingerprint(e.eventId))) {
+                duplicates++;
+                return;
+            }
             w.add(e);
             counted++;
             if (last <= watermark) {
@@ -311,6 +313,9 @@ public final class WindowRecount {
     private static final class Window {
         final long start;
         final boolean endTimer;
+        /** The fingerprints of the ids counted here. */
+        final Set<Long> ids = new HashSet<>();
+
         String lineId;
         long pieces;
         int stops;

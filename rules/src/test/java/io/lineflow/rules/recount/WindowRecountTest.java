@@ -3,6 +3,7 @@ package io.lineflow.rules.recount;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.rules.Rules;
+import io.lineflow.rules.event.RejectReason;
 
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +20,6 @@ class WindowRecountTest {
             W,
             60_000,
             10_000,
-            3_600_000,
             65_536,
             3_600_000,
             Instant.parse("2000-01-01T00:00:00Z").toEpochMilli(),
@@ -74,7 +74,7 @@ class WindowRecountTest {
 
     @Test
     void silentStoppedWindowsAreRecountedOnlyForTheSilentFill() {
-        Rules twoWindows = new Rules(W, 60_000, 10_000, 3_600_000, 65_536, 3_600_000, 0, 2 * W);
+        Rules twoWindows = new Rules(W, 60_000, 10_000, 65_536, 3_600_000, 0, 2 * W);
         event(0, "a", "d1", "DOWNTIME_START", 3);
         event(0, "b", "d1", "DOWNTIME_END", 62); // an hour later: the stop was open all along
         event(0, "c", "d1", "PIECE_PRODUCED", 70); // closes 10:60
@@ -98,19 +98,20 @@ class WindowRecountTest {
     }
 
     @Test
-    void aRepeatIsADuplicateWithinTheHorizonAndCountedAgainAfterIt() {
-        Rules shortHorizon = new Rules(W, 60_000, 10_000, 4_000, 65_536, 3_600_000, 0, 7L * 24 * 3_600_000);
+    void aRepeatCountsOnceWhileItsWindowIsOpenAndIsLateOnceTheWindowIsFinal() {
         event(0, "a", "d1", "PIECE_PRODUCED", 1);
-        processingTime += 1_000;
-        event(0, "a", "d1", "PIECE_PRODUCED", 1); // a retry 1 s later: inside the horizon
-        processingTime += 10_000;
-        event(0, "a", "d1", "PIECE_PRODUCED", 1.5); // the id again 11 s later: the job has forgotten it
-        event(0, "z", "d1", "PIECE_PRODUCED", 6); // closes 10:00
+        event(0, "a", "d1", "PIECE_PRODUCED", 1); // a producer's retry: its window is open
+        event(0, "a", "d1", "PIECE_PRODUCED", 7); // the id again in another window: another event
+        event(0, "z", "d1", "PIECE_PRODUCED", 20); // 10:00 is past its end and its lateness
+        event(0, "a", "d1", "PIECE_PRODUCED", 1); // the retry again, once 10:00 is final
 
-        WindowRecount.Result r = WindowRecount.recount(records, shortHorizon);
+        WindowRecount.Result r = WindowRecount.recount(records, RULES);
 
         assertThat(r.duplicates()).isEqualTo(1);
-        assertThat(r.rows().get(key("d1", 0)).events()).isEqualTo(2);
+        assertThat(r.late()).isEqualTo(1);
+        assertThat(r.rejected()).containsEntry(RejectReason.DUPLICATE, 1L).containsEntry(RejectReason.LATE, 1L);
+        assertThat(r.rows().get(key("d1", 0)).events()).isEqualTo(1);
+        assertThat(r.rows().get(key("d1", 5)).events()).isEqualTo(1);
     }
 
     @Test
@@ -146,7 +147,7 @@ class WindowRecountTest {
     void aStopReportedWithinTheLatenessIsNotCarriedOnOnceALaterWindowWasWritten() {
         // Only possible with a lateness longer than a window. The job's CarryDowntime: rows of
         // later windows already written are not revisited.
-        Rules longLateness = new Rules(W, 360_000, 10_000, 3_600_000, 65_536, 3_600_000, 0, 7L * 24 * 3_600_000);
+        Rules longLateness = new Rules(W, 360_000, 10_000, 65_536, 3_600_000, 0, 7L * 24 * 3_600_000);
         event(0, "a", "d1", "PIECE_PRODUCED", 1);
         event(0, "b", "d1", "PIECE_PRODUCED", 6);
         event(0, "c", "d1", "PIECE_PRODUCED", 10.5); // watermark 10:10:20: 10:00 and 10:05 have fired
@@ -167,7 +168,6 @@ class WindowRecountTest {
                 W,
                 60_000,
                 10_000,
-                3_600_000,
                 200,
                 60_000,
                 Instant.parse("2026-01-01T00:00:00Z").toEpochMilli(),
