@@ -39,7 +39,7 @@ public final class ReconcilerOptions {
     public static final ConfigOption<Integer> PARALLELISM = ConfigOptions.key(PREFIX + "parallelism")
             .intType()
             .defaultValue(8)
-            .withDescription("How many deployments are observed at the same time in one pass.");
+            .withDescription("How many deployments are observed and acted on at the same time in one pass.");
 
     public static final ConfigOption<Duration> HISTORY_RETENTION = ConfigOptions.key(PREFIX + "history-retention")
             .durationType()

@@ -31,7 +31,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
-/** One pass over a set of FlinkDeployments: observe (in parallel), evaluate (pure), act. */
+/**
+ * One pass over a set of FlinkDeployments: each deployment observed, evaluated (pure) and acted on
+ * (its Events and summary written) on a pool, so that a pass over many deployments waits for the
+ * API server and Flink's REST in parallel rather than one round trip after another.
+ */
 public final class Reconciler implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
@@ -75,9 +79,9 @@ public final class Reconciler implements AutoCloseable {
     public Map<String, HealthResult> pass(Collection<FlinkDeployment> deployments) {
         long start = System.nanoTime();
         List<FlinkDeployment> list = new ArrayList<>(deployments);
-        List<Future<Observation>> observed = new ArrayList<>();
+        List<Future<HealthResult>> done = new ArrayList<>();
         for (FlinkDeployment fd : list) {
-            observed.add(pool.submit(() -> observer.observe(fd)));
+            done.add(pool.submit(() -> evaluateAndAct(fd, observer.observe(fd))));
         }
         Map<String, HealthResult> results = new LinkedHashMap<>();
         for (int i = 0; i < list.size(); i++) {
@@ -85,10 +89,9 @@ public final class Reconciler implements AutoCloseable {
             String key =
                     fd.getMetadata().getNamespace() + "/" + fd.getMetadata().getName();
             try {
-                Observation o = observed.get(i).get();
-                results.put(key, evaluateAndAct(fd, o));
+                results.put(key, done.get(i).get());
             } catch (ExecutionException e) {
-                LOG.error("Observing {} failed", key, e.getCause());
+                LOG.error("Reconciling {} failed", key, e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
