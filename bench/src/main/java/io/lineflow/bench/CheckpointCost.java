@@ -10,7 +10,9 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -20,12 +22,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * state was still being read, are left out).
  */
 public final class CheckpointCost {
-    /** Durations (ms) and sizes (bytes) of the completed checkpoints measured. */
+    /**
+     * Durations (ms) and sizes (bytes) of the completed checkpoints measured, and what the state
+     * grew by per event the trickle added between the first and the last of them.
+     */
     public static final class Result {
         public final String backend;
         public final Samples durationMs = new Samples();
         public final Samples fullSize = new Samples();
         public final Samples checkpointedSize = new Samples();
+        /** Growth of the full state size per event added to the open windows; NaN if unmeasured. */
+        public double bytesPerOpenEvent = Double.NaN;
 
         Result(String backend) {
             this.backend = backend;
@@ -74,7 +81,9 @@ public final class CheckpointCost {
                 "execution.checkpointing.incremental",
                 "true");
         AtomicBoolean stop = new AtomicBoolean();
-        Thread trickle = new Thread(() -> trickle(bootstrap, topic, s, ws, stop), "bench-trickle");
+        // (wall-clock ms, events sent so far) after each of the trickle's batches.
+        List<long[]> sent = new CopyOnWriteArrayList<>();
+        Thread trickle = new Thread(() -> trickle(bootstrap, topic, s, ws, stop, sent), "bench-trickle");
         JobClient job = flink.startLineflow(conf);
         trickle.start();
         Result result = new Result(backend);
@@ -107,6 +116,20 @@ public final class CheckpointCost {
                 result.fullSize.add(h.path("state_size").asDouble());
                 result.checkpointedSize.add(h.path("checkpointed_size").asDouble());
             }
+            completed.sort(Comparator.comparingLong(h -> h.path("id").asLong()));
+            if (completed.size() >= 2) {
+                // The job keeps up with ~2,000 events/s, so what was sent before a checkpoint was
+                // triggered is in its state, give or take one batch of 200.
+                JsonNode first = completed.get(0);
+                JsonNode last = completed.get(completed.size() - 1);
+                long events = sentBefore(sent, last.path("trigger_timestamp").asLong())
+                        - sentBefore(sent, first.path("trigger_timestamp").asLong());
+                if (events > 0) {
+                    result.bytesPerOpenEvent = (last.path("state_size").asDouble()
+                                    - first.path("state_size").asDouble())
+                            / events;
+                }
+            }
         } finally {
             stop.set(true);
             trickle.join();
@@ -115,8 +138,19 @@ public final class CheckpointCost {
         return result;
     }
 
+    private static long sentBefore(List<long[]> sent, long wallClockMillis) {
+        long n = 0;
+        for (long[] mark : sent) {
+            if (mark[0] <= wallClockMillis) {
+                n = mark[1];
+            }
+        }
+        return n;
+    }
+
     /** About 2,000 new events a second, all inside the open window so it never closes. */
-    private static void trickle(String bootstrap, String topic, BenchSettings s, long ws, AtomicBoolean stop) {
+    private static void trickle(
+            String bootstrap, String topic, BenchSettings s, long ws, AtomicBoolean stop, List<long[]> sent) {
         try (KafkaProducer<byte[], byte[]> producer = Workload.producer(bootstrap)) {
             long seq = 0;
             while (!stop.get()) {
@@ -125,6 +159,8 @@ public final class CheckpointCost {
                     long ts = ws + 10_000 + (seq / s.checkpointDevices) % 200_000;
                     Workload.send(producer, topic, d % s.partitions, event(d, "live-" + seq, ts));
                 }
+                producer.flush();
+                sent.add(new long[] {System.currentTimeMillis(), seq});
                 Thread.sleep(100);
             }
         } catch (InterruptedException e) {

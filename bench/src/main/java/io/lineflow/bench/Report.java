@@ -123,7 +123,10 @@ public final class Report {
                             s.checkpointDevices),
                     fmt("%.0f ms / %.0f ms", cp.durationMs.median(), p99(cp.durationMs)),
                     spread(cp.durationMs, "ms"),
-                    "full " + bytes(cp.fullSize.median()) + ", written " + bytes(cp.checkpointedSize.median()));
+                    "full " + bytes(cp.fullSize.median()) + ", written " + bytes(cp.checkpointedSize.median())
+                            + (Double.isNaN(cp.bytesPerOpenEvent)
+                                    ? ""
+                                    : fmt(", %.0f B per open event", cp.bytesPerOpenEvent)));
         }
         sink.forEach((key, seconds) -> {
             boolean rewrite = key.startsWith("rewrite:");
