@@ -26,6 +26,8 @@ public final class BenchSettings {
     public long checkpointIntervalMs = 10_000;
     /** Devices holding open window state in the checkpoint-cost rows. */
     public int checkpointDevices = 10_000;
+    /** Events each of those devices has in its open window before the checkpoints are measured. */
+    public int checkpointEvents = 3;
     /** Completed checkpoints to wait for per state backend. */
     public int checkpoints = 10;
     /** Checkpoint interval of the checkpoint-cost rows, ms. */
@@ -81,6 +83,9 @@ public final class BenchSettings {
                 case "checkpoint-devices":
                     s.checkpointDevices = Integer.parseInt(v);
                     break;
+                case "checkpoint-events":
+                    s.checkpointEvents = Integer.parseInt(v);
+                    break;
                 case "checkpoints":
                     s.checkpoints = Integer.parseInt(v);
                     break;
@@ -133,7 +138,8 @@ public final class BenchSettings {
 
     static String usage() {
         return "Options: --events N --devices N --events-per-window N --partitions N --parallelism N"
-                + " --repeats N --warmups N --checkpoint-interval-ms MS --checkpoint-devices N --checkpoints N"
+                + " --repeats N --warmups N --checkpoint-interval-ms MS --checkpoint-devices N --checkpoint-events N"
+                + " --checkpoints N"
                 + " --checkpoint-cost-interval-ms MS --sink-devices N[,N] --sql true|false"
                 + " --work-dir DIR --report FILE --reconciler-report FILE";
     }
@@ -142,7 +148,7 @@ public final class BenchSettings {
     public String toString() {
         return String.format(
                 "%,d events (%,d devices × %d events × %d windows), %d partitions, parallelism %d, %d repeats after %d warm-up(s),"
-                        + " checkpoint every %d ms; checkpoint cost: %,d devices, %d checkpoints every %d ms;"
+                        + " checkpoint every %d ms; checkpoint cost: %,d devices × %d events, %d checkpoints every %d ms;"
                         + " sink: %s devices",
                 totalEvents(),
                 devices,
@@ -154,6 +160,7 @@ public final class BenchSettings {
                 warmups,
                 checkpointIntervalMs,
                 checkpointDevices,
+                checkpointEvents,
                 checkpoints,
                 checkpointCostIntervalMs,
                 sinkDevices);
