@@ -118,6 +118,11 @@ public final class Drill {
         if (!Files.exists(s.jobJar)) {
             throw new IllegalStateException("job jar " + s.jobJar + " not found: build it first (mvn -pl job package)");
         }
+        // Another build's jar to upgrade to (e.g. from an older release's savepoint to this one).
+        s.upgradeJar = Path.of(System.getProperty("drill.upgrade.jar", s.jobJar.toString()));
+        if (!Files.exists(s.upgradeJar)) {
+            throw new IllegalStateException("upgrade jar " + s.upgradeJar + " not found");
+        }
         s.classpath = Arrays.asList(Files.readString(Path.of(required("drill.classpath.file")))
                 .trim()
                 .split(":"));

@@ -53,6 +53,9 @@ final class ScenarioRunner {
         Path repo;
 
         Path jobJar;
+        /** The jar the upgrade scenario restores the savepoint with: {@link #jobJar} unless given. */
+        Path upgradeJar;
+
         List<String> classpath;
         Path drillClasses;
     }
@@ -218,7 +221,7 @@ final class ScenarioRunner {
                         base,
                         jobId.get(),
                         cluster.dir().resolve("savepoints").toUri().toString());
-                String jar = rest.uploadJar(base, settings.jobJar);
+                String jar = rest.uploadJar(base, settings.upgradeJar);
                 jobId.set(rest.runJar(base, jar, args, 4, savepoint));
                 log.accept("  stopped with savepoint; job " + jobId.get() + " restored from it at parallelism 4");
                 break;
