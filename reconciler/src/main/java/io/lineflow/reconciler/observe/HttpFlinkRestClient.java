@@ -19,6 +19,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -39,6 +41,16 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
     private static final Pattern READER_PARTITION =
             Pattern.compile("^(\\d+)\\.(.+)\\.KafkaSourceReader\\.topic\\.(.+)\\.partition\\.(\\d+)\\.currentOffset$");
 
+    /**
+     * Which of the jobs a cluster lists is the one to observe: a RUNNING job, else one that is not
+     * finished yet (created, restarting, ...), else the newest. A cluster lists the jobs it ran
+     * before (cancelled, failed over to a new id) beside the current one; the current one may not
+     * be RUNNING yet, and the old one must not be read for it.
+     */
+    private static final Comparator<JsonNode> JOB_CHOICE = Comparator.<JsonNode>comparingInt(
+                    j -> "RUNNING".equals(j.path("state").asText()) ? 2 : terminal(j) ? 0 : 1)
+            .thenComparingLong(j -> j.path("start-time").asLong());
+
     private final HttpClient http;
     private final Duration timeout;
 
@@ -57,12 +69,7 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
             JsonNode overview = get(base + "/jobs/overview");
             JsonNode chosen = null;
             for (JsonNode j : overview.path("jobs")) {
-                if (chosen == null
-                        || ("RUNNING".equals(j.path("state").asText())
-                                && !"RUNNING".equals(chosen.path("state").asText()))
-                        || (j.path("state").asText().equals(chosen.path("state").asText())
-                                && j.path("start-time").asLong()
-                                        > chosen.path("start-time").asLong())) {
+                if (chosen == null || JOB_CHOICE.compare(j, chosen) > 0) {
                     chosen = j;
                 }
             }
@@ -95,6 +102,12 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
             Thread.currentThread().interrupt();
             return FlinkObservation.failed(restUrl, "interrupted");
         }
+    }
+
+    private static boolean terminal(JsonNode job) {
+        String state = job.path("state").asText();
+        return Arrays.stream(JobStatus.values())
+                .anyMatch(s -> s.name().equals(state) && s.isGloballyTerminalState());
     }
 
     private Checkpoints checkpoints(String jobBase) throws IOException, InterruptedException {

@@ -323,6 +323,7 @@ class RealFlinkRestTest {
                 url,
                 x -> x.ok()
                         && x.job() != null
+                        && x.job().state() == JobStatus.RUNNING
                         && x.job().checkpoints() != null
                         && x.job().checkpoints().latestCompletedId() != null,
                 Duration.ofSeconds(40));

@@ -107,6 +107,21 @@ class HttpFlinkRestClientTest {
     }
 
     @Test
+    void theJobNotYetRunningIsObservedRatherThanTheCancelledOneListedBeforeIt() {
+        server.runningJob(now, 1, 1, false)
+                .on(
+                        "/jobs/overview",
+                        "{\"jobs\":[{\"jid\":\"j0\",\"name\":\"old\",\"state\":\"CANCELED\",\"start-time\":"
+                                + (now - 60_000)
+                                + "},{\"jid\":\"j1\",\"name\":\"lineflow\",\"state\":\"INITIALIZING\",\"start-time\":"
+                                + (now - 1_000) + "}]}");
+        FlinkObservation o = client.observe(server.url(), "device-events");
+        assertThat(o.error()).isNull();
+        assertThat(o.job().id()).isEqualTo("j1");
+        assertThat(o.job().state()).isEqualTo(org.apache.flink.api.common.JobStatus.INITIALIZING);
+    }
+
+    @Test
     void noJobIsReportedAsNoJobNotAsAnError() {
         server.on("/jobs/overview", "{\"jobs\":[]}");
         FlinkObservation o = client.observe(server.url(), "device-events");
