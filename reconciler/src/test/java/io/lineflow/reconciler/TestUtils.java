@@ -69,8 +69,11 @@ public final class TestUtils {
     }
 
     public static SpecObservation spec(Map<String, String> conf) {
-        return new SpecObservation(
-                "flink", "lineflow", Map.of(), conf, true, "last-state", "running", 1, List.of(), List.of());
+        return SpecObservation.builder("flink", "lineflow")
+                .flinkConfiguration(conf)
+                .upgradeMode("last-state")
+                .desiredState("running")
+                .build();
     }
 
     public static SpecObservation goodSpec() {

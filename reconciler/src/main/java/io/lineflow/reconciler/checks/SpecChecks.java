@@ -15,6 +15,8 @@ import io.lineflow.reconciler.model.SpecObservation;
 import io.lineflow.reconciler.model.SpecObservation.Mount;
 
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.HighAvailabilityOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
@@ -47,26 +49,58 @@ public final class SpecChecks {
                 .join(restartStrategyNone(spec));
     }
 
-    /** CHECKPOINTING_DISABLED: no positive checkpoint interval. */
+    /**
+     * The job's own switch for checkpointing ({@code LineflowOptions.CHECKPOINTING_ENABLED} in the
+     * job module; {@code SpecChecksTest} pins the key to it). {@code false} turns checkpointing off
+     * whatever the interval.
+     */
+    static final ConfigOption<Boolean> LINEFLOW_CHECKPOINTING =
+            ConfigOptions.key("lineflow.checkpointing.enabled").booleanType().defaultValue(true);
+
+    /**
+     * CHECKPOINTING_DISABLED: the job's settings ({@code spec.flinkConfiguration} with {@code
+     * spec.job.args} over it) turn checkpointing off, or set an interval that is not a positive
+     * duration. An interval left unset is not off: the operator sets 5 minutes for {@code
+     * last-state} deployments, and lineflow's job sets its own default whatever the mode.
+     */
     public static HealthResult checkpointingDisabled(SpecObservation spec) {
-        FlinkConf c = new FlinkConf(spec.flinkConfiguration());
+        FlinkConf c = new FlinkConf(spec.jobSettings());
+        String where = spec.jobArgs().contains("--" + LINEFLOW_CHECKPOINTING.key())
+                ? "spec.job.args"
+                : "spec.flinkConfiguration";
+        Optional<String> off = c.lower(LINEFLOW_CHECKPOINTING).filter("false"::equals);
+        if (off.isPresent()) {
+            return disabled(LINEFLOW_CHECKPOINTING.key() + " is false in " + where
+                            + ", so the job takes no checkpoints whatever the interval")
+                    .with("key", LINEFLOW_CHECKPOINTING.key())
+                    .with("value", "false")
+                    .build()
+                    .asResult();
+        }
         Optional<String> raw = c.get(CheckpointingOptions.CHECKPOINTING_INTERVAL);
         Optional<Duration> interval = c.value(CheckpointingOptions.CHECKPOINTING_INTERVAL);
+        if (raw.isEmpty()) {
+            return HealthResult.healthy(); // checkpointed at the operator's or the job's default
+        }
         if (interval.isPresent() && !interval.get().isZero() && !interval.get().isNegative()) {
             return HealthResult.healthy();
         }
-        String why = raw.isEmpty()
-                ? "is not set, so Flink takes no checkpoints"
-                : "is '" + raw.get() + "', which is not a positive duration, so Flink takes no checkpoints";
-        return HealthResult.of(Finding.of(
-                        CHECKPOINTING_DISABLED,
-                        Severity.CRITICAL,
-                        "execution.checkpointing.interval " + why
-                                + ": after any restart the windows are rebuilt from wherever the source resumes, losing or doubling counts. "
-                                + "Set execution.checkpointing.interval (e.g. '60 s') in spec.flinkConfiguration.")
-                .with("key", CheckpointingOptions.CHECKPOINTING_INTERVAL.key())
-                .with("value", raw.orElse(null))
-                .build());
+        return disabled("execution.checkpointing.interval is '" + raw.get()
+                        + "', which is not a positive duration, so Flink takes no checkpoints")
+                .with("key", c.keyOf(CheckpointingOptions.CHECKPOINTING_INTERVAL))
+                .with("value", raw.get())
+                .build()
+                .asResult();
+    }
+
+    private static Finding.Builder disabled(String why) {
+        return Finding.of(
+                CHECKPOINTING_DISABLED,
+                Severity.CRITICAL,
+                why
+                        + ": after any restart the windows are rebuilt from wherever the source resumes, losing or doubling counts. "
+                        + "Set execution.checkpointing.interval (e.g. '60 s') in spec.flinkConfiguration and leave "
+                        + LINEFLOW_CHECKPOINTING.key() + " unset.");
     }
 
     /** CHECKPOINT_STORAGE_NOT_DURABLE: checkpoints in JobManager heap, or on a path no durable volume backs. */

@@ -162,8 +162,7 @@ public final class CheckCommand {
     }
 
     private static Observation observeUrl(String url, String topic, String bootstrap, String group, Deps deps) {
-        SpecObservation spec =
-                new SpecObservation(null, url, Map.of(), Map.of(), true, null, null, 1, List.of(), List.of());
+        SpecObservation spec = SpecObservation.builder(null, url).build();
         FlinkObservation flink = deps.rest().observe(url, topic);
         KafkaObservation kafka = bootstrap == null ? null : deps.kafka().observe(bootstrap, topic, group);
         return new Observation(deps.clock().instant(), spec, null, flink, kafka, List.of());

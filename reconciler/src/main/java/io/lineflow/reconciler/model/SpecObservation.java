@@ -1,5 +1,6 @@
 package io.lineflow.reconciler.model;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -13,6 +14,7 @@ import java.util.Map;
  * @param jobManagerReplicas {@code spec.jobManager.replicas} (1 when unset)
  * @param jobManagerMounts volume mounts of the JobManager's main container
  * @param taskManagerMounts volume mounts of the TaskManagers' main container
+ * @param jobArgs {@code spec.job.args}, the job's own command line
  */
 public record SpecObservation(
         String namespace,
@@ -24,18 +26,117 @@ public record SpecObservation(
         String desiredState,
         int jobManagerReplicas,
         List<Mount> jobManagerMounts,
-        List<Mount> taskManagerMounts) {
+        List<Mount> taskManagerMounts,
+        List<String> jobArgs) {
 
     public SpecObservation {
         annotations = Map.copyOf(annotations == null ? Map.of() : annotations);
         flinkConfiguration = Map.copyOf(flinkConfiguration == null ? Map.of() : flinkConfiguration);
         jobManagerMounts = List.copyOf(jobManagerMounts == null ? List.of() : jobManagerMounts);
         taskManagerMounts = List.copyOf(taskManagerMounts == null ? List.of() : taskManagerMounts);
+        jobArgs = List.copyOf(jobArgs == null ? List.of() : jobArgs);
+    }
+
+    /** A deployment named {@code namespace/name} with an application job and nothing else set. */
+    public static Builder builder(String namespace, String name) {
+        return new Builder(namespace, name);
+    }
+
+    /**
+     * What the job reads as its settings: {@code spec.flinkConfiguration} with the job's
+     * {@code --key value} arguments over it, as lineflow's job merges them.
+     */
+    public Map<String, String> jobSettings() {
+        Map<String, String> settings = new LinkedHashMap<>(flinkConfiguration);
+        for (int i = 0; i + 1 < jobArgs.size(); i++) {
+            String arg = jobArgs.get(i);
+            if (arg.startsWith("--") && !jobArgs.get(i + 1).startsWith("--")) {
+                settings.put(arg.substring(2), jobArgs.get(++i));
+            }
+        }
+        return settings;
     }
 
     /** {@code namespace/name}. */
     public String key() {
         return namespace + "/" + name;
+    }
+
+    /** Builds a {@link SpecObservation} by name rather than by position. */
+    public static final class Builder {
+        private final String namespace;
+        private final String name;
+        private Map<String, String> annotations = Map.of();
+        private Map<String, String> flinkConfiguration = Map.of();
+        private boolean hasJob = true;
+        private String upgradeMode;
+        private String desiredState;
+        private int jobManagerReplicas = 1;
+        private List<Mount> jobManagerMounts = List.of();
+        private List<Mount> taskManagerMounts = List.of();
+        private List<String> jobArgs = List.of();
+
+        private Builder(String namespace, String name) {
+            this.namespace = namespace;
+            this.name = name;
+        }
+
+        public Builder annotations(Map<String, String> annotations) {
+            this.annotations = annotations;
+            return this;
+        }
+
+        public Builder flinkConfiguration(Map<String, String> flinkConfiguration) {
+            this.flinkConfiguration = flinkConfiguration;
+            return this;
+        }
+
+        /** A session cluster: no {@code spec.job}. */
+        public Builder session() {
+            this.hasJob = false;
+            return this;
+        }
+
+        public Builder upgradeMode(String upgradeMode) {
+            this.upgradeMode = upgradeMode;
+            return this;
+        }
+
+        public Builder desiredState(String desiredState) {
+            this.desiredState = desiredState;
+            return this;
+        }
+
+        public Builder jobManagerReplicas(int jobManagerReplicas) {
+            this.jobManagerReplicas = jobManagerReplicas;
+            return this;
+        }
+
+        public Builder mounts(List<Mount> jobManager, List<Mount> taskManager) {
+            this.jobManagerMounts = jobManager;
+            this.taskManagerMounts = taskManager;
+            return this;
+        }
+
+        public Builder jobArgs(List<String> jobArgs) {
+            this.jobArgs = jobArgs;
+            return this;
+        }
+
+        public SpecObservation build() {
+            return new SpecObservation(
+                    namespace,
+                    name,
+                    annotations,
+                    flinkConfiguration,
+                    hasJob,
+                    upgradeMode,
+                    desiredState,
+                    jobManagerReplicas,
+                    jobManagerMounts,
+                    taskManagerMounts,
+                    jobArgs);
+        }
     }
 
     /** A volume mount of the Flink main container and whether its volume outlives the pod. */

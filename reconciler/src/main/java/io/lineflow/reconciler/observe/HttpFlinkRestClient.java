@@ -106,8 +106,7 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
 
     private static boolean terminal(JsonNode job) {
         String state = job.path("state").asText();
-        return Arrays.stream(JobStatus.values())
-                .anyMatch(s -> s.name().equals(state) && s.isGloballyTerminalState());
+        return Arrays.stream(JobStatus.values()).anyMatch(s -> s.name().equals(state) && s.isGloballyTerminalState());
     }
 
     private Checkpoints checkpoints(String jobBase) throws IOException, InterruptedException {

@@ -14,10 +14,12 @@ import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
 import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /** Flattens a FlinkDeployment into the spec and status figures the checks read. */
 public final class SpecReader {
@@ -44,17 +46,25 @@ public final class SpecReader {
                 s.getJobManager() == null ? null : s.getJobManager().getPodTemplate();
         PodTemplateSpec tm =
                 s.getTaskManager() == null ? null : s.getTaskManager().getPodTemplate();
-        return new SpecObservation(
-                fd.getMetadata().getNamespace(),
-                fd.getMetadata().getName(),
-                fd.getMetadata().getAnnotations(),
-                s.getFlinkConfiguration(),
-                hasJob,
-                upgrade == null ? null : upgrade.replace('_', '-'),
-                state,
-                replicas,
-                mounts(common, jm),
-                mounts(common, tm));
+        SpecObservation.Builder b = SpecObservation.builder(
+                        fd.getMetadata().getNamespace(), fd.getMetadata().getName())
+                .annotations(fd.getMetadata().getAnnotations())
+                .flinkConfiguration(s.getFlinkConfiguration())
+                .upgradeMode(upgrade == null ? null : upgrade.replace('_', '-'))
+                .desiredState(state)
+                .jobManagerReplicas(replicas)
+                .mounts(mounts(common, jm), mounts(common, tm));
+        if (hasJob) {
+            b.jobArgs(
+                    s.getJob().getArgs() == null
+                            ? List.of()
+                            : Arrays.stream(s.getJob().getArgs())
+                                    .filter(Objects::nonNull)
+                                    .toList());
+        } else {
+            b.session();
+        }
+        return b.build();
     }
 
     public static KubernetesStatus status(FlinkDeployment fd) {

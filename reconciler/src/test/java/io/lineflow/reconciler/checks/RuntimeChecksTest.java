@@ -87,17 +87,11 @@ class RuntimeChecksTest {
         assertThat(RuntimeChecks.jobNotRunning(observation(healthyFlink(), null, List.of()))
                         .findings())
                 .isEmpty();
-        var suspended = new io.lineflow.reconciler.model.SpecObservation(
-                "flink",
-                "lineflow",
-                Map.of(),
-                TestUtils.goodConf(),
-                true,
-                "last-state",
-                "suspended",
-                1,
-                List.of(),
-                List.of());
+        var suspended = io.lineflow.reconciler.model.SpecObservation.builder("flink", "lineflow")
+                .flinkConfiguration(TestUtils.goodConf())
+                .upgradeMode("last-state")
+                .desiredState("suspended")
+                .build();
         Observation o = new Observation(
                 NOW,
                 suspended,
@@ -527,7 +521,7 @@ class RuntimeChecksTest {
         assertThat(ev.evaluateRuntimeOnly(o).has(FindingCode.CHECKPOINTING_DISABLED))
                 .isTrue();
         Map<String, String> c = TestUtils.goodConf();
-        c.remove("execution.checkpointing.interval");
+        c.put("lineflow.checkpointing.enabled", "false");
         Observation both =
                 new Observation(NOW, TestUtils.spec(c), TestUtils.runningStatus(), o.flink(), null, List.of());
         assertThat(ev.evaluate(both).findings().stream().filter(f -> f.code() == FindingCode.CHECKPOINTING_DISABLED))

@@ -32,7 +32,11 @@ class SpecChecksTest {
     private static SpecObservation withMounts(String dir, List<Mount> jm, List<Mount> tm) {
         Map<String, String> c = goodConf();
         c.put("state.checkpoints.dir", dir);
-        return new SpecObservation("flink", "lineflow", Map.of(), c, true, "last-state", "running", 1, jm, tm);
+        return SpecObservation.builder("flink", "lineflow")
+                .flinkConfiguration(c)
+                .upgradeMode("last-state")
+                .mounts(jm, tm)
+                .build();
     }
 
     @Test
@@ -41,10 +45,57 @@ class SpecChecksTest {
     }
 
     @Test
-    void reportsCheckpointingDisabledWhenIntervalMissing() {
-        HealthResult r = SpecChecks.checkpointingDisabled(with("execution.checkpointing.interval", null));
+    void anUnsetIntervalIsNotOffTheOperatorOrTheJobSetsOne() {
+        // The operator gives last-state deployments 5 min (FlinkConfigBuilder); the job its own default.
+        assertThat(SpecChecks.checkpointingDisabled(with("execution.checkpointing.interval", null))
+                        .findings())
+                .isEmpty();
+        Map<String, String> c = goodConf();
+        c.remove("execution.checkpointing.interval");
+        SpecObservation stateless = SpecObservation.builder("flink", "lineflow")
+                .flinkConfiguration(c)
+                .upgradeMode("stateless")
+                .build();
+        assertThat(SpecChecks.checkpointingDisabled(stateless).findings()).isEmpty();
+    }
+
+    @Test
+    void reportsCheckpointingTurnedOffByTheJobsOwnSwitchInArgsOrConfiguration() {
+        SpecObservation inArgs = SpecObservation.builder("flink", "lineflow")
+                .flinkConfiguration(goodConf())
+                .upgradeMode("last-state")
+                .jobArgs(List.of("--lineflow.kafka.topic", "t", "--lineflow.checkpointing.enabled", "false"))
+                .build();
+        HealthResult r = SpecChecks.checkpointingDisabled(inArgs);
         assertThat(r.codes()).containsExactly(FindingCode.CHECKPOINTING_DISABLED);
         assertThat(r.worst()).contains(Severity.CRITICAL);
+        assertThat(r.findings().get(0).message()).contains("spec.job.args");
+        assertThat(SpecChecks.checkpointingDisabled(with("lineflow.checkpointing.enabled", "FALSE"))
+                        .findings()
+                        .get(0)
+                        .message())
+                .contains("spec.flinkConfiguration");
+        assertThat(SpecChecks.checkpointingDisabled(with("lineflow.checkpointing.enabled", "true"))
+                        .findings())
+                .isEmpty();
+    }
+
+    @Test
+    void anIntervalInTheJobsArgumentsOverridesTheConfiguration() {
+        SpecObservation zeroInArgs = SpecObservation.builder("flink", "lineflow")
+                .flinkConfiguration(goodConf())
+                .upgradeMode("last-state")
+                .jobArgs(List.of("--execution.checkpointing.interval", "0"))
+                .build();
+        assertThat(SpecChecks.checkpointingDisabled(zeroInArgs).worst()).contains(Severity.CRITICAL);
+    }
+
+    @Test
+    void theJobsSwitchIsTheKeyTheJobReads() {
+        assertThat(SpecChecks.LINEFLOW_CHECKPOINTING.key())
+                .isEqualTo(io.lineflow.job.config.LineflowOptions.CHECKPOINTING_ENABLED.key());
+        assertThat(SpecChecks.LINEFLOW_CHECKPOINTING.defaultValue())
+                .isEqualTo(io.lineflow.job.config.LineflowOptions.CHECKPOINTING_ENABLED.defaultValue());
     }
 
     @Test
@@ -145,12 +196,17 @@ class SpecChecksTest {
 
     @Test
     void reportsStatelessUpgradeModeIncludingTheDefault() {
-        SpecObservation stateless = new SpecObservation(
-                "flink", "lineflow", Map.of(), goodConf(), true, "stateless", "running", 1, List.of(), List.of());
-        SpecObservation unset = new SpecObservation(
-                "flink", "lineflow", Map.of(), goodConf(), true, null, "running", 1, List.of(), List.of());
-        SpecObservation session = new SpecObservation(
-                "flink", "session", Map.of(), goodConf(), false, null, null, 1, List.of(), List.of());
+        SpecObservation stateless = SpecObservation.builder("flink", "lineflow")
+                .flinkConfiguration(goodConf())
+                .upgradeMode("stateless")
+                .build();
+        SpecObservation unset = SpecObservation.builder("flink", "lineflow")
+                .flinkConfiguration(goodConf())
+                .build();
+        SpecObservation session = SpecObservation.builder("flink", "session")
+                .flinkConfiguration(goodConf())
+                .session()
+                .build();
         assertThat(SpecChecks.upgradeModeStateless(stateless).has(FindingCode.UPGRADE_MODE_STATELESS))
                 .isTrue();
         assertThat(SpecChecks.upgradeModeStateless(unset).has(FindingCode.UPGRADE_MODE_STATELESS))
@@ -179,8 +235,11 @@ class SpecChecksTest {
     void reportsTwoJobManagersWithoutHaWithTheReplicaCount() {
         Map<String, String> c = goodConf();
         c.remove("high-availability.type");
-        SpecObservation s = new SpecObservation(
-                "flink", "lineflow", Map.of(), c, true, "last-state", "running", 2, List.of(), List.of());
+        SpecObservation s = SpecObservation.builder("flink", "lineflow")
+                .flinkConfiguration(c)
+                .upgradeMode("last-state")
+                .jobManagerReplicas(2)
+                .build();
         HealthResult r = SpecChecks.haDisabled(s);
         assertThat(r.has(FindingCode.HA_DISABLED)).isTrue();
         assertThat(r.findings().get(0).evidence()).containsEntry("jobManagerReplicas", 2);
@@ -199,8 +258,10 @@ class SpecChecksTest {
         Map<String, String> c = goodConf();
         c.remove("state.savepoints.dir");
         SpecObservation lastState = spec(c);
-        SpecObservation savepoint = new SpecObservation(
-                "flink", "lineflow", Map.of(), c, true, "savepoint", "running", 1, List.of(), List.of());
+        SpecObservation savepoint = SpecObservation.builder("flink", "lineflow")
+                .flinkConfiguration(c)
+                .upgradeMode("savepoint")
+                .build();
         assertThat(SpecChecks.savepointDirMissing(lastState).worst()).contains(Severity.WARNING);
         assertThat(SpecChecks.savepointDirMissing(savepoint).worst()).contains(Severity.CRITICAL);
         assertThat(SpecChecks.savepointDirMissing(goodSpec()).findings()).isEmpty();

@@ -271,7 +271,7 @@ class RealFlinkRestTest {
     }
 
     private static SpecObservation noSpec(String url) {
-        return new SpecObservation(null, url, Map.of(), Map.of(), true, null, null, 1, List.of(), List.of());
+        return SpecObservation.builder(null, url).build();
     }
 
     private HealthResult evaluate(String url, FlinkObservation o) {
