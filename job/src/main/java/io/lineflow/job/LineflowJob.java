@@ -8,22 +8,16 @@ import io.lineflow.job.sink.PostgresSinks;
 import io.lineflow.rules.event.DeviceEventJson;
 import io.lineflow.rules.event.ParsedRecord;
 
-import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.ReadableConfig;
-import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
-import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
-import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
-import org.apache.flink.streaming.api.environment.CheckpointConfig;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.Locale;
 
 /** Entry point: Kafka → {@link LineflowPipeline} → PostgreSQL, configured by {@link JobConfig}. */
 public final class LineflowJob {
@@ -43,8 +37,20 @@ public final class LineflowJob {
         env.execute(conf.get(LineflowOptions.JOB_NAME));
     }
 
-    /** Applies checkpointing and the state backend from the (validated) configuration. */
+    /**
+     * Applies the (validated) configuration to {@code env} through Flink's own options:
+     * checkpointing, checkpoint storage and the state backend as the configuration says, plus the
+     * two settings the topology relies on. No operator may go without a uid of its own (building
+     * the graph fails otherwise, so an operator added without one cannot reach a savepoint); and
+     * object reuse: no function keeps a reference to its input or changes a record after emitting
+     * it, so chained operators may hand records on without a defensive copy (about 6% of the job's
+     * CPU in the profile); the sinks copy what they buffer themselves.
+     */
     public static void configure(StreamExecutionEnvironment env, ReadableConfig conf) {
+        Configuration settings = Configuration.fromMap(conf.toMap());
+        settings.set(PipelineOptions.AUTO_GENERATE_UIDS, false);
+        settings.set(PipelineOptions.OBJECT_REUSE, true);
+        env.configure(settings);
         if (!conf.get(LineflowOptions.CHECKPOINTING_ENABLED)) {
             LOG.warn(
                     "Checkpointing is OFF ({}=false): a restart loses or doubles counts.",
@@ -52,25 +58,7 @@ public final class LineflowJob {
             // Off means off, whatever the cluster's configuration says: the Flink Kubernetes
             // Operator gives a last-state deployment without an interval one of 5 min.
             env.getCheckpointConfig().disableCheckpointing();
-            return;
         }
-        CheckpointConfig cp = env.getCheckpointConfig();
-        cp.setCheckpointInterval(
-                conf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL).toMillis());
-        cp.setCheckpointingConsistencyMode(conf.get(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE));
-        cp.setCheckpointTimeout(
-                conf.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT).toMillis());
-        cp.setMinPauseBetweenCheckpoints(
-                conf.get(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS).toMillis());
-        cp.setTolerableCheckpointFailureNumber(conf.get(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER));
-        cp.setMaxConcurrentCheckpoints(conf.get(CheckpointingOptions.MAX_CONCURRENT_CHECKPOINTS));
-        cp.setExternalizedCheckpointRetention(conf.get(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION));
-        cp.setCheckpointStorage(conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY));
-        String backend = conf.get(StateBackendOptions.STATE_BACKEND).toLowerCase(Locale.ROOT);
-        env.setStateBackend(
-                backend.equals("rocksdb")
-                        ? new EmbeddedRocksDBStateBackend(conf.get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS))
-                        : new HashMapStateBackend());
     }
 
     /** The Kafka source, ready to build; tests may bound it first. */
@@ -96,17 +84,8 @@ public final class LineflowJob {
                 .setDeserializer(new DeviceEventDeserializer(json));
     }
 
-    /**
-     * Wires source, topology and both sinks into {@code env}, with the two settings the topology
-     * relies on: no operator without a uid of its own (building the graph fails otherwise, so an
-     * operator added without one cannot reach a savepoint), and object reuse. No function keeps a
-     * reference to its input or changes a record after emitting it, so chained operators may hand
-     * records on without a defensive copy (about 6% of the job's CPU in the profile); the sinks
-     * copy what they buffer themselves.
-     */
+    /** Wires source, topology and both sinks into {@code env}, configured by {@link #configure}. */
     public static void attach(StreamExecutionEnvironment env, ReadableConfig conf, KafkaSource<ParsedRecord> source) {
-        env.getConfig().disableAutoGeneratedUIDs();
-        env.getConfig().enableObjectReuse();
         LineflowPipeline.Outputs out = LineflowPipeline.build(
                 env.fromSource(source, LineflowPipeline.watermarks(conf), "kafka-source")
                         .uid(LineflowPipeline.SOURCE_UID),
