@@ -1,14 +1,15 @@
 package io.lineflow.deploy;
 
+import io.lineflow.testing.Commands;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /** Paths of the repository under test and a runner for its scripts. */
 final class Repo {
@@ -33,38 +34,9 @@ final class Repo {
 
     /** Runs a command from the repository root; returns stdout, fails with stderr on exit != 0. */
     static String run(Map<String, String> env, String... command) {
-        try {
-            Path out = Files.createTempFile("lineflow-run", ".out");
-            Path err = Files.createTempFile("lineflow-run", ".err");
-            try {
-                ProcessBuilder pb = new ProcessBuilder(List.of(command))
-                        .directory(ROOT.toFile())
-                        .redirectOutput(out.toFile())
-                        .redirectError(err.toFile());
-                pb.environment().putAll(env);
-                Process p = pb.start();
-                if (!p.waitFor(5, TimeUnit.MINUTES)) {
-                    p.destroyForcibly();
-                    throw new AssertionError("timed out: " + String.join(" ", command));
-                }
-                if (p.exitValue() != 0) {
-                    throw new CommandFailed(String.join(" ", command)
-                            + " exited "
-                            + p.exitValue()
-                            + ":\n"
-                            + Files.readString(err, StandardCharsets.UTF_8));
-                }
-                return Files.readString(out, StandardCharsets.UTF_8);
-            } finally {
-                Files.deleteIfExists(out);
-                Files.deleteIfExists(err);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        return Commands.exec(ROOT, env, null, Duration.ofMinutes(5), List.of(command))
+                .orFail()
+                .out();
     }
 
     static String run(String... command) {
@@ -81,12 +53,5 @@ final class Repo {
         }
         names.sort(null);
         return names;
-    }
-
-    /** A command that exited with a non-zero status. */
-    static final class CommandFailed extends AssertionError {
-        CommandFailed(String message) {
-            super(message);
-        }
     }
 }

@@ -1,10 +1,12 @@
 package io.lineflow.drill;
 
+import io.lineflow.testing.Commands;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.temporal.ChronoUnit;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -93,9 +95,9 @@ final class KubernetesApiServer implements AutoCloseable {
         return run(cmd);
     }
 
-    /** No time limit: the first start builds kube-apiserver (about 25 minutes on 2 cores). */
+    /** A long limit: the first start builds kube-apiserver (about 25 minutes on 2 cores). */
     private String run(List<String> cmd) {
-        return ManagedProcess.runToEnd(cmd, repo, ChronoUnit.FOREVER.getDuration());
+        return Commands.run(repo, Duration.ofHours(2), cmd);
     }
 
     @Override

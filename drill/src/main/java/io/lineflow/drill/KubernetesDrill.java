@@ -3,6 +3,7 @@ package io.lineflow.drill;
 import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.recount.WindowRecount;
 import io.lineflow.rules.recount.WindowRecount.Row;
+import io.lineflow.testing.Commands;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.ExpectedWindows;
 
@@ -270,8 +271,7 @@ final class KubernetesDrill {
             case NODE_RESTART ->
                 log(
                         "  %s",
-                        ManagedProcess.runToEnd(
-                                        List.of(s.clusterScript(), "restart-node"), Path.of("."), Duration.ofMinutes(5))
+                        Commands.run(Path.of("."), Duration.ofMinutes(5), List.of(s.clusterScript(), "restart-node"))
                                 .trim());
             default -> throw new IllegalStateException("nothing to inject for " + fault.id);
         }
@@ -523,7 +523,7 @@ final class KubernetesDrill {
         String run(String... args) {
             List<String> command = new ArrayList<>(List.of(kubectl, "-n", namespace, "--request-timeout=30s"));
             command.addAll(List.of(args));
-            return ManagedProcess.runToEnd(command, Path.of("."), Duration.ofSeconds(90));
+            return Commands.run(Path.of("."), Duration.ofSeconds(90), command);
         }
 
         /** {@code kubectl get …}, empty when it fails (e.g. the API server is restarting). */
@@ -532,7 +532,7 @@ final class KubernetesDrill {
             a.addAll(List.of(args));
             try {
                 return Optional.of(run(a.toArray(String[]::new)).trim());
-            } catch (IllegalStateException e) {
+            } catch (Commands.CommandFailed e) {
                 return Optional.empty();
             }
         }

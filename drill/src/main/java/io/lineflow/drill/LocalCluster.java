@@ -2,6 +2,7 @@ package io.lineflow.drill;
 
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
+import io.lineflow.testing.JdkOpens;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.JobManagerOptions;
@@ -31,23 +32,8 @@ import java.util.stream.Collectors;
  * heartbeat 2 s / 8 s) so a lost JobManager is replaced in about 15 s, not a minute.
  */
 final class LocalCluster implements AutoCloseable {
-    /** What Flink needs opened on JDK 17 (as Flink's own start scripts do). */
-    static final List<String> JDK17_OPENS = Arrays.stream(new String[] {
-                "java.util",
-                "java.lang",
-                "java.net",
-                "java.io",
-                "java.nio",
-                "sun.nio.ch",
-                "java.lang.reflect",
-                "java.text",
-                "java.time",
-                "java.util.concurrent",
-                "java.util.concurrent.atomic",
-                "java.util.concurrent.locks"
-            })
-            .map(p -> "--add-opens=java.base/" + p + "=ALL-UNNAMED")
-            .collect(Collectors.toList());
+    /** What Flink needs opened on JDK 17 (as Flink's own start scripts do): the project's one list. */
+    static final List<String> JDK17_OPENS = JdkOpens.flags();
 
     /** Jars the drill needs itself that a Flink distribution's lib/ does not have. */
     private static final List<String> NOT_ON_A_CLUSTER = List.of(

@@ -2,9 +2,7 @@ package io.lineflow.drill;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -30,30 +28,6 @@ final class ManagedProcess {
         this.name = name;
         this.log = log;
         this.process = process;
-    }
-
-    /**
-     * Runs {@code command} in {@code dir} to its end (at most {@code timeout}) and returns its
-     * output, stderr included; a non-zero exit or the timeout is an exception quoting the output.
-     */
-    static String runToEnd(List<String> command, Path dir, Duration timeout) {
-        try {
-            Process p = new ProcessBuilder(command)
-                    .directory(dir.toFile())
-                    .redirectErrorStream(true)
-                    .start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
-                p.destroyForcibly();
-                throw new IllegalStateException(String.join(" ", command) + " failed:\n" + out);
-            }
-            return out;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     /** Starts {@code java [jvmArgs] -cp classpath mainClass [args]}, output to {@code log}. */

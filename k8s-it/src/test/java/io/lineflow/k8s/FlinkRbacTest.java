@@ -3,6 +3,8 @@ package io.lineflow.k8s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lineflow.testing.Commands;
+
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -204,7 +206,7 @@ class FlinkRbacTest {
         String kubeconfig = env.kubeconfigFor(ns, SA).toString();
         String cache = Repo.TARGET.resolve("kubectl-cache").toString();
 
-        Repo.Result cms = Repo.exec(
+        Commands.Result cms = Repo.exec(
                 null,
                 List.of(
                         Repo.KUBECTL.toString(),
@@ -216,7 +218,7 @@ class FlinkRbacTest {
                         "configmaps",
                         "-o",
                         "name"));
-        Repo.Result secrets = Repo.exec(
+        Commands.Result secrets = Repo.exec(
                 null,
                 List.of(Repo.KUBECTL.toString(), "--kubeconfig", kubeconfig, "--cache-dir", cache, "get", "secrets"));
 

@@ -1,5 +1,7 @@
 package io.lineflow.k8s;
 
+import io.lineflow.testing.Commands;
+
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
@@ -68,7 +70,7 @@ public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
             Path state = Path.of(System.getProperty(
                     "lineflow.k8s.state", Repo.TARGET.resolve("k8s-env").toString()));
             List<String> start = List.of(Repo.ENV_SCRIPT.toString(), "start", state.toString());
-            Repo.exec(null, start).orFail(start);
+            Repo.exec(null, start).orFail();
             env = new KubeEnv(state, true);
             // Also when the JVM is ended without closing the JUnit store.
             Runtime.getRuntime().addShutdownHook(new Thread(env::stopIfOwned));
@@ -166,7 +168,7 @@ public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
     }
 
     /** Runs the pinned kubectl against this server as admin. */
-    public Repo.Result kubectl(String stdin, String... args) {
+    public Commands.Result kubectl(String stdin, String... args) {
         List<String> command = new ArrayList<>(List.of(
                 Repo.KUBECTL.toString(),
                 "--kubeconfig",
@@ -179,9 +181,7 @@ public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
 
     /** Applies manifests for real (as admin) into {@code namespace}; fails on any refusal. */
     public String apply(String namespace, String yaml) {
-        return kubectl(yaml, "apply", "-n", namespace, "-f", "-")
-                .orFail(List.of("kubectl apply -n " + namespace))
-                .out();
+        return kubectl(yaml, "apply", "-n", namespace, "-f", "-").orFail().out();
     }
 
     private KubernetesClient client(String token, String namespace) {

@@ -2,6 +2,8 @@ package io.lineflow.k8s;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lineflow.testing.Commands;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -67,7 +69,7 @@ class OverlayDryRunTest {
                 .orElseGet(() -> env.newNamespace("lf-dry"));
         env.createNamespace(ns);
 
-        Repo.Result r = env.kubectl(rendered, "apply", "--dry-run=server", "-n", ns, "-o", "json", "-f", "-");
+        Commands.Result r = env.kubectl(rendered, "apply", "--dry-run=server", "-n", ns, "-o", "json", "-f", "-");
 
         assertThat(r.ok())
                 .as("kubectl apply --dry-run=server of %s:\n%s", overlay, r.err())
@@ -95,11 +97,12 @@ class OverlayDryRunTest {
         String yaml = broken("replicas: 1", "replicas: two");
 
         // kubectl validates against the schema the server publishes for the CRD ...
-        Repo.Result validated = env.kubectl(yaml, "apply", "--dry-run=server", "-n", ns, "-f", "-");
+        Commands.Result validated = env.kubectl(yaml, "apply", "--dry-run=server", "-n", ns, "-f", "-");
         assertThat(validated.ok()).isFalse();
         assertThat(validated.err()).contains("spec.jobManager.replicas");
         // ... and without kubectl's validation the server itself refuses it (422).
-        Repo.Result server = env.kubectl(yaml, "apply", "--dry-run=server", "--validate=false", "-n", ns, "-f", "-");
+        Commands.Result server =
+                env.kubectl(yaml, "apply", "--dry-run=server", "--validate=false", "-n", ns, "-f", "-");
         assertThat(server.ok()).isFalse();
         assertThat(server.err()).contains("spec.jobManager.replicas").contains("Invalid value");
     }
@@ -109,11 +112,11 @@ class OverlayDryRunTest {
         String ns = env.newNamespace("lf-bad");
         String yaml = broken("upgradeMode: last-state", "upgradMode: last-state");
 
-        Repo.Result validated = env.kubectl(yaml, "apply", "--dry-run=server", "-n", ns, "-f", "-");
+        Commands.Result validated = env.kubectl(yaml, "apply", "--dry-run=server", "-n", ns, "-f", "-");
         assertThat(validated.ok()).isFalse();
         assertThat(validated.err()).contains("unknown field \"upgradMode\"");
         // The server alone accepts it (a CRD schema prunes unknown fields silently): the field is gone.
-        Repo.Result server =
+        Commands.Result server =
                 env.kubectl(yaml, "apply", "--dry-run=server", "--validate=false", "-n", ns, "-o", "json", "-f", "-");
         assertThat(server.ok()).as(server.err()).isTrue();
         assertThat(Manifests.missingPaths(
@@ -136,7 +139,7 @@ class OverlayDryRunTest {
                     metadata: {labels: {app: b}}
                     spec: {containers: [{name: c, image: i}]}
                 """;
-        Repo.Result r = env.kubectl(yaml, "apply", "--dry-run=server", "-n", ns, "-f", "-");
+        Commands.Result r = env.kubectl(yaml, "apply", "--dry-run=server", "-n", ns, "-f", "-");
 
         assertThat(r.ok()).isFalse();
         assertThat(r.err()).contains("spec.replicas").contains("spec.template.metadata.labels");
