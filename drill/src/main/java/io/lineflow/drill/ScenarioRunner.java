@@ -56,7 +56,11 @@ final class ScenarioRunner {
         /** The jar the upgrade scenario restores the savepoint with: {@link #jobJar} unless given. */
         Path upgradeJar;
 
+        /** The drill's own classpath: its processes (Kafka, ZooKeeper, the services) run on it. */
         List<String> classpath;
+        /** A Flink distribution's lib/: what the JobManagers and TaskManagers run on. */
+        List<String> flinkClasspath;
+
         Path drillClasses;
     }
 
@@ -82,6 +86,7 @@ final class ScenarioRunner {
                         LocalCluster cluster = new LocalCluster(
                                 dir,
                                 settings.classpath,
+                                settings.flinkClasspath,
                                 settings.drillClasses,
                                 HA_NAMESPACE,
                                 k8s.namespaceForFlink(HA_NAMESPACE))) {
@@ -90,7 +95,8 @@ final class ScenarioRunner {
                             "  HA ConfigMaps: " + k8s.configMaps(HA_NAMESPACE).replace('\n', ' '));
                 }
             } else {
-                try (LocalCluster cluster = new LocalCluster(dir, settings.classpath, settings.drillClasses)) {
+                try (LocalCluster cluster =
+                        new LocalCluster(dir, settings.classpath, settings.flinkClasspath, settings.drillClasses)) {
                     runOn(cluster, scenario, result);
                 }
             }
