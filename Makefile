@@ -214,7 +214,7 @@ E2E_STATE ?= $(CURDIR)/.cache/e2e
 # The drill's scenarios (docs/e2e.md): `make e2e` runs E2E_SCENARIOS, `make e2e-drill` all of them.
 E2E_SCENARIOS ?= steady
 E2E_DRILL_SCENARIOS ?= all
-# Extra options of the e2e verifier, e.g. E2E_ARGS="--millis-per-window 3000 --windows 10".
+# Extra options of the e2e verifier, e.g. E2E_ARGS="--time-per-window 3s --windows 10".
 E2E_ARGS ?=
 
 .PHONY: e2e-up

@@ -19,7 +19,7 @@
 # Usage: scripts/e2e.sh
 # E2E_SCENARIOS: the drill's scenarios, comma-separated (`make e2e-drill` runs `all`), e.g.
 #   "steady,jm-pod-delete"; the list is in docs/e2e.md and KubeFault.java.
-# E2E_ARGS: extra options of the verifier (KubernetesE2e verify), e.g. "--millis-per-window 3000".
+# E2E_ARGS: extra options of the verifier (KubernetesE2e verify), e.g. "--time-per-window 3s".
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"

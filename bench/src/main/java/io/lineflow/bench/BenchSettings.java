@@ -1,12 +1,13 @@
 package io.lineflow.bench;
 
+import io.lineflow.testing.CommandLines;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The benchmark's sizes, from {@code --name value} arguments; defaults are the full run. */
+/** The benchmark's sizes, from {@code --name value} arguments; defaults are the full run. D: a duration such as {@code 10 s}. */
 public final class BenchSettings {
     /** Events pre-loaded into the throughput topic. */
     public long events = 2_000_000;
@@ -43,74 +44,62 @@ public final class BenchSettings {
     /** The reconciler's scale measurement (run in its own JVM by {@code make bench}), if any. */
     public Path reconcilerReport;
 
+    /** The options, each with a value; durations in Flink's syntax ({@code 10 s}, {@code 500 ms}). */
+    private static final List<String> OPTIONS = List.of(
+            "events",
+            "devices",
+            "events-per-window",
+            "partitions",
+            "parallelism",
+            "repeats",
+            "warmups",
+            "checkpoint-interval",
+            "checkpoint-devices",
+            "checkpoint-events",
+            "checkpoints",
+            "checkpoint-cost-interval",
+            "sink-devices",
+            "sql",
+            "work-dir",
+            "report",
+            "reconciler-report");
+
     /** Parses {@code --key value} pairs; an unknown key fails with the list of known ones. */
     public static BenchSettings parse(String... args) {
-        BenchSettings s = new BenchSettings();
-        Map<String, String> in = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (!a.startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("expected --key value, got '" + a + "'. " + usage());
-            }
-            in.put(a.substring(2), args[++i]);
+        Map<String, String> given;
+        try {
+            given = CommandLines.parse(List.of(args), OPTIONS);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage() + ". " + usage(), e);
         }
-        in.forEach((k, v) -> {
-            switch (k) {
-                case "events":
-                    s.events = Long.parseLong(v.replace("_", ""));
-                    break;
-                case "devices":
-                    s.devices = Integer.parseInt(v);
-                    break;
-                case "events-per-window":
-                    s.eventsPerWindow = Integer.parseInt(v);
-                    break;
-                case "partitions":
-                    s.partitions = Integer.parseInt(v);
-                    break;
-                case "parallelism":
-                    s.parallelism = Integer.parseInt(v);
-                    break;
-                case "repeats":
-                    s.repeats = Integer.parseInt(v);
-                    break;
-                case "warmups":
-                    s.warmups = Integer.parseInt(v);
-                    break;
-                case "checkpoint-interval-ms":
-                    s.checkpointIntervalMs = Long.parseLong(v);
-                    break;
-                case "checkpoint-devices":
-                    s.checkpointDevices = Integer.parseInt(v);
-                    break;
-                case "checkpoint-events":
-                    s.checkpointEvents = Integer.parseInt(v);
-                    break;
-                case "checkpoints":
-                    s.checkpoints = Integer.parseInt(v);
-                    break;
-                case "checkpoint-cost-interval-ms":
-                    s.checkpointCostIntervalMs = Long.parseLong(v);
-                    break;
-                case "sink-devices":
-                    s.sinkDevices = ints(v);
-                    break;
-                case "sql":
-                    s.sql = Boolean.parseBoolean(v);
-                    break;
-                case "work-dir":
-                    s.workDir = Path.of(v);
-                    break;
-                case "report":
-                    s.report = Path.of(v);
-                    break;
-                case "reconciler-report":
-                    s.reconcilerReport = Path.of(v);
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown option --" + k + ". " + usage());
+        BenchSettings s = new BenchSettings();
+        for (Map.Entry<String, String> o : given.entrySet()) {
+            String v = o.getValue();
+            switch (o.getKey()) {
+                case "events" -> s.events = Long.parseLong(v.replace("_", ""));
+                case "devices" -> s.devices = Integer.parseInt(v);
+                case "events-per-window" -> s.eventsPerWindow = Integer.parseInt(v);
+                case "partitions" -> s.partitions = Integer.parseInt(v);
+                case "parallelism" -> s.parallelism = Integer.parseInt(v);
+                case "repeats" -> s.repeats = Integer.parseInt(v);
+                case "warmups" -> s.warmups = Integer.parseInt(v);
+                case "checkpoint-interval" ->
+                    s.checkpointIntervalMs =
+                            CommandLines.duration(o.getKey(), v).toMillis();
+                case "checkpoint-devices" -> s.checkpointDevices = Integer.parseInt(v);
+                case "checkpoint-events" -> s.checkpointEvents = Integer.parseInt(v);
+                case "checkpoints" -> s.checkpoints = Integer.parseInt(v);
+                case "checkpoint-cost-interval" ->
+                    s.checkpointCostIntervalMs =
+                            CommandLines.duration(o.getKey(), v).toMillis();
+                case "sink-devices" -> s.sinkDevices = ints(v);
+                case "sql" -> s.sql = Boolean.parseBoolean(v);
+                case "work-dir" -> s.workDir = Path.of(v);
+                case "report" -> s.report = Path.of(v);
+                case "reconciler-report" -> s.reconcilerReport = Path.of(v);
+                default -> throw new IllegalStateException("option --" + o.getKey() + " is declared but not read");
             }
-        });
+        }
         if (s.devices <= 0 || s.eventsPerWindow < 4 || s.events < (long) s.devices * s.eventsPerWindow) {
             throw new IllegalArgumentException(
                     "need devices > 0, events-per-window >= 4 and events >= devices * events-per-window"
@@ -138,9 +127,9 @@ public final class BenchSettings {
 
     static String usage() {
         return "Options: --events N --devices N --events-per-window N --partitions N --parallelism N"
-                + " --repeats N --warmups N --checkpoint-interval-ms MS --checkpoint-devices N --checkpoint-events N"
+                + " --repeats N --warmups N --checkpoint-interval D --checkpoint-devices N --checkpoint-events N"
                 + " --checkpoints N"
-                + " --checkpoint-cost-interval-ms MS --sink-devices N[,N] --sql true|false"
+                + " --checkpoint-cost-interval D --sink-devices N[,N] --sql true|false"
                 + " --work-dir DIR --report FILE --reconciler-report FILE";
     }
 

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.MemorySize;
@@ -29,9 +30,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * One Flink MiniCluster (one TaskManager, one slot per unit of parallelism, REST on a free port)
@@ -67,22 +65,18 @@ public final class FlinkRuns implements AutoCloseable {
 
     /** lineflow's job configuration, as a deployment would give it (plus {@code extra} pairs). */
     public Configuration lineflowConfig(String bootstrap, String topic, String jdbcUrl, String user, String... extra) {
-        Map<String, String> args = new HashMap<>();
-        args.put("lineflow.kafka.bootstrap-servers", bootstrap);
-        args.put("lineflow.kafka.topic", topic);
-        args.put("lineflow.kafka.group-id", "bench-" + (++runs));
-        args.put("lineflow.kafka.starting-offsets", "EARLIEST");
-        args.put("lineflow.jdbc.url", jdbcUrl);
-        args.put("lineflow.jdbc.user", user);
-        args.put("lineflow.job.name", "lineflow-bench-" + runs);
-        args.put("state.checkpoints.dir", workDir.resolve("checkpoints").toUri().toString());
+        runs++;
+        JobConfig.Builder b = JobConfig.builder()
+                .kafka(bootstrap, topic, "bench-" + runs)
+                .jdbc(jdbcUrl, user)
+                .set(LineflowOptions.JOB_NAME, "lineflow-bench-" + runs)
+                .set(
+                        CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                        workDir.resolve("checkpoints").toUri().toString());
         for (int i = 0; i < extra.length; i += 2) {
-            args.put(extra[i], extra[i + 1]);
+            b.set(extra[i], extra[i + 1]);
         }
-        String[] argv = args.entrySet().stream()
-                .flatMap(e -> Stream.of("--" + e.getKey(), e.getValue()))
-                .toArray(String[]::new);
-        return JobConfig.load(argv, Map.of(), new Configuration());
+        return b.load();
     }
 
     /** Runs lineflow's job to the end of the pre-loaded topic; returns the wall time in seconds. */

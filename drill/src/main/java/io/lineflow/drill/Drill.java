@@ -1,5 +1,7 @@
 package io.lineflow.drill;
 
+import io.lineflow.testing.CommandLines;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -7,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code make drill}: runs faults on a real cluster and verifies the table after each, plus the
@@ -18,7 +21,7 @@ import java.util.List;
  * --controls true|false                  run both negative controls (true)
  * --kubernetes-ha true|false             also jm-failover on Kubernetes HA, real kube-apiserver (false)
  * --windows N --devices N --pieces K     input size (30, 8, 20)
- * --millis-per-window MS                 pace of the input (1000)
+ * --time-per-window D                   pace of the input, in Flink's duration syntax (1 s)
  * </pre>
  */
 public final class Drill {
@@ -32,10 +35,21 @@ public final class Drill {
         List<Double> points = List.of(0.3, 0.5, 0.7);
         boolean controls = true;
         boolean kubernetesHa = false;
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            String v = args[i + 1];
-            switch (args[i]) {
-                case "--faults":
+        Map<String, String> o = CommandLines.parse(
+                List.of(args),
+                List.of(
+                        "faults",
+                        "points",
+                        "controls",
+                        "kubernetes-ha",
+                        "windows",
+                        "devices",
+                        "pieces",
+                        "time-per-window"));
+        for (Map.Entry<String, String> e : o.entrySet()) {
+            String v = e.getValue();
+            switch (e.getKey()) {
+                case "faults" ->
                     faults = v.equals("all")
                             ? Arrays.asList(Fault.values())
                             : v.equals("none")
@@ -43,32 +57,18 @@ public final class Drill {
                                     : Arrays.stream(v.split(","))
                                             .map(Fault::byId)
                                             .toList();
-                    break;
-                case "--points":
+                case "points" ->
                     points =
                             Arrays.stream(v.split(",")).map(Double::parseDouble).toList();
-                    break;
-                case "--controls":
-                    controls = Boolean.parseBoolean(v);
-                    break;
-                case "--kubernetes-ha":
-                    kubernetesHa = Boolean.parseBoolean(v);
-                    break;
-                case "--windows":
-                    settings.windows = Integer.parseInt(v);
-                    break;
-                case "--devices":
-                    settings.devices = Integer.parseInt(v);
-                    break;
-                case "--pieces":
-                    settings.piecesPerWindow = Integer.parseInt(v);
-                    break;
-                case "--millis-per-window":
-                    settings.millisPerWindow = Long.parseLong(v);
-                    break;
-                default:
-                    throw new IllegalArgumentException(
-                            "unknown option " + args[i] + "; see the Drill class comment or README");
+                case "controls" -> controls = Boolean.parseBoolean(v);
+                case "kubernetes-ha" -> kubernetesHa = Boolean.parseBoolean(v);
+                case "windows" -> settings.windows = Integer.parseInt(v);
+                case "devices" -> settings.devices = Integer.parseInt(v);
+                case "pieces" -> settings.piecesPerWindow = Integer.parseInt(v);
+                case "time-per-window" ->
+                    settings.millisPerWindow =
+                            CommandLines.duration(e.getKey(), v).toMillis();
+                default -> throw new IllegalStateException("option --" + e.getKey() + " is declared but not read");
             }
         }
         List<Scenario> scenarios = new ArrayList<>();

@@ -1,5 +1,6 @@
 package io.lineflow.drill;
 
+import io.lineflow.testing.CommandLines;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
 
@@ -15,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -35,7 +35,7 @@ import java.util.Map;
  * verify --bootstrap H:P --jdbc-url URL --namespace NS --operator-namespace NS --kubectl PATH
  *        --overlay DIR --work DIR --services URL --cluster-script PATH
  *        [--scenarios steady|all|faults|ID,…] [--topic T] [--partitions N] [--devices N]
- *        [--windows N] [--pieces K] [--millis-per-window MS] [--report DIR]
+ *        [--windows N] [--pieces K] [--time-per-window D] [--report DIR]
  *     Runs the scenarios one after another on the deployed job (see {@link KubeFault}), each with
  *     the drill's deterministic input, checks the table cell by cell after each (login lineflow,
  *     password from LINEFLOW_JDBC_PASSWORD) and writes the report. Exit 0 only when every
@@ -57,36 +57,36 @@ public final class KubernetesE2e {
             case "services":
                 services(options(
                         rest,
-                        "--host",
-                        "--kafka-port",
-                        "--postgres-port",
-                        "--client-cidr",
-                        "--dir",
-                        "--control-port",
-                        "--topic",
-                        "--partitions"));
+                        "host",
+                        "kafka-port",
+                        "postgres-port",
+                        "client-cidr",
+                        "dir",
+                        "control-port",
+                        "topic",
+                        "partitions"));
                 break;
             case "verify":
                 System.exit(
                         verify(options(
                                         rest,
-                                        "--bootstrap",
-                                        "--jdbc-url",
-                                        "--namespace",
-                                        "--operator-namespace",
-                                        "--kubectl",
-                                        "--overlay",
-                                        "--work",
-                                        "--services",
-                                        "--cluster-script",
-                                        "--scenarios",
-                                        "--topic",
-                                        "--partitions",
-                                        "--devices",
-                                        "--windows",
-                                        "--pieces",
-                                        "--millis-per-window",
-                                        "--report"))
+                                        "bootstrap",
+                                        "jdbc-url",
+                                        "namespace",
+                                        "operator-namespace",
+                                        "kubectl",
+                                        "overlay",
+                                        "work",
+                                        "services",
+                                        "cluster-script",
+                                        "scenarios",
+                                        "topic",
+                                        "partitions",
+                                        "devices",
+                                        "windows",
+                                        "pieces",
+                                        "time-per-window",
+                                        "report"))
                                 ? 0
                                 : 1);
                 break;
@@ -106,11 +106,11 @@ public final class KubernetesE2e {
         private EmbeddedPostgresServer postgres;
 
         Services(Map<String, String> o) {
-            dir = Path.of(required(o, "--dir")).toAbsolutePath();
-            host = required(o, "--host");
-            kafkaPort = Integer.parseInt(required(o, "--kafka-port"));
-            postgresPort = Integer.parseInt(required(o, "--postgres-port"));
-            clientCidr = required(o, "--client-cidr");
+            dir = Path.of(required(o, "dir")).toAbsolutePath();
+            host = required(o, "host");
+            kafkaPort = Integer.parseInt(required(o, "kafka-port"));
+            postgresPort = Integer.parseInt(required(o, "postgres-port"));
+            clientCidr = required(o, "client-cidr");
         }
 
         synchronized void startKafka() {
@@ -147,11 +147,10 @@ public final class KubernetesE2e {
         }));
         services.postgres.createLogin(USER, password);
         services.kafka.createTopic(
-                o.getOrDefault("--topic", "device-events"), Integer.parseInt(o.getOrDefault("--partitions", "4")));
+                o.getOrDefault("topic", "device-events"), Integer.parseInt(o.getOrDefault("partitions", "4")));
         // Faults on request, for the drill; loopback only, and nothing but these three actions.
         HttpServer control = HttpServer.create(
-                new InetSocketAddress(
-                        InetAddress.getLoopbackAddress(), Integer.parseInt(required(o, "--control-port"))),
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(required(o, "control-port"))),
                 0);
         Map<String, Action> actions = Map.of(
                 "/kafka/restart",
@@ -188,7 +187,7 @@ public final class KubernetesE2e {
         control.start();
         System.out.println("e2e services ready: kafka " + services.kafka.bootstrapServers() + ", postgresql "
                 + services.host + ":" + services.postgresPort + "/" + DATABASE + ", control http://127.0.0.1:"
-                + o.get("--control-port"));
+                + o.get("control-port"));
         Thread.currentThread().join();
     }
 
@@ -198,32 +197,33 @@ public final class KubernetesE2e {
     }
 
     private static boolean verify(Map<String, String> o) throws Exception {
-        String url = required(o, "--jdbc-url");
+        String url = required(o, "jdbc-url");
         String password = password();
         KubernetesDrill.Settings settings = new KubernetesDrill.Settings(
-                required(o, "--bootstrap"),
-                o.getOrDefault("--topic", "device-events"),
-                Integer.parseInt(o.getOrDefault("--partitions", "4")),
-                Integer.parseInt(o.getOrDefault("--devices", "8")),
-                Integer.parseInt(o.getOrDefault("--windows", "12")),
-                Integer.parseInt(o.getOrDefault("--pieces", "20")),
-                Long.parseLong(o.getOrDefault("--millis-per-window", "5000")),
-                required(o, "--namespace"),
-                required(o, "--operator-namespace"),
-                required(o, "--kubectl"),
-                Path.of(required(o, "--overlay")),
-                Path.of(required(o, "--work")),
-                URI.create(required(o, "--services")),
-                required(o, "--cluster-script"));
-        List<KubeFault> faults = KubeFault.parse(o.getOrDefault("--scenarios", "steady"));
+                required(o, "bootstrap"),
+                o.getOrDefault("topic", "device-events"),
+                Integer.parseInt(o.getOrDefault("partitions", "4")),
+                Integer.parseInt(o.getOrDefault("devices", "8")),
+                Integer.parseInt(o.getOrDefault("windows", "12")),
+                Integer.parseInt(o.getOrDefault("pieces", "20")),
+                CommandLines.duration("time-per-window", o.getOrDefault("time-per-window", "5 s"))
+                        .toMillis(),
+                required(o, "namespace"),
+                required(o, "operator-namespace"),
+                required(o, "kubectl"),
+                Path.of(required(o, "overlay")),
+                Path.of(required(o, "work")),
+                URI.create(required(o, "services")),
+                required(o, "cluster-script"));
+        List<KubeFault> faults = KubeFault.parse(o.getOrDefault("scenarios", "steady"));
         KubernetesDrill drill = new KubernetesDrill(settings, () -> DriverManager.getConnection(url, USER, password));
         List<ScenarioResult> results = new ArrayList<>();
         for (KubeFault f : faults) {
             results.add(drill.run(f));
             System.out.print(DrillReport.summary(results));
         }
-        if (o.containsKey("--report")) {
-            Path report = Path.of(o.get("--report"));
+        if (o.containsKey("report")) {
+            Path report = Path.of(o.get("report"));
             Files.createDirectories(report);
             System.out.println("Report: "
                     + DrillReport.writeHtml(
@@ -251,21 +251,13 @@ public final class KubernetesE2e {
     }
 
     private static Map<String, String> options(List<String> args, String... known) {
-        Map<String, String> o = new HashMap<>();
-        for (int i = 0; i < args.size(); i += 2) {
-            if (!List.of(known).contains(args.get(i)) || i + 1 >= args.size()) {
-                throw new IllegalArgumentException(
-                        "expected one of " + List.of(known) + " followed by a value, got '" + args.get(i) + "'");
-            }
-            o.put(args.get(i), args.get(i + 1));
-        }
-        return o;
+        return CommandLines.parse(args, List.of(known));
     }
 
     private static String required(Map<String, String> o, String key) {
         String v = o.get(key);
         if (v == null) {
-            throw new IllegalArgumentException("missing option " + key);
+            throw new IllegalArgumentException("missing option --" + key);
         }
         return v;
     }

@@ -83,25 +83,12 @@ class HostileInputIT {
     }
 
     private static Configuration jobConfig(String topic) {
-        String[] argv = {
-            "--lineflow.kafka.bootstrap-servers",
-            kafka.bootstrapServers(),
-            "--lineflow.kafka.topic",
-            topic,
-            "--lineflow.kafka.starting-offsets",
-            "EARLIEST",
-            "--lineflow.jdbc.url",
-            postgres.jdbcUrl(),
-            "--lineflow.jdbc.user",
-            postgres.user(),
-            "--lineflow.sink.batch-interval",
-            "200 ms",
-            "--execution.checkpointing.interval",
-            "500 ms",
-            "--state.checkpoints.dir",
-            WORK.resolve("checkpoints").toAbsolutePath().toUri().toString(),
-        };
-        return JobConfig.load(argv, Map.of(), new Configuration());
+        return JobConfig.builder()
+                .kafka(kafka.bootstrapServers(), topic, "hostile-input")
+                .jdbc(postgres.jdbcUrl(), postgres.user())
+                .set(LineflowOptions.SINK_BATCH_INTERVAL, Duration.ofMillis(200))
+                .checkpoints(Duration.ofMillis(500), WORK.resolve("checkpoints"))
+                .load();
     }
 
     @Test

@@ -37,7 +37,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -78,25 +77,15 @@ class KafkaToPostgresIT {
     }
 
     private static Configuration jobConfig(String topic, String group, String... extra) {
-        Map<String, String> args = new HashMap<>();
-        args.put("lineflow.kafka.bootstrap-servers", kafka.bootstrapServers());
-        args.put("lineflow.kafka.topic", topic);
-        args.put("lineflow.kafka.group-id", group);
-        args.put("lineflow.kafka.starting-offsets", "EARLIEST");
-        args.put("lineflow.jdbc.url", postgres.jdbcUrl());
-        args.put("lineflow.jdbc.user", postgres.user());
-        args.put("lineflow.sink.batch-interval", "200 ms");
-        args.put("execution.checkpointing.interval", "500 ms");
-        args.put(
-                "state.checkpoints.dir",
-                WORK.resolve("checkpoints").toAbsolutePath().toUri().toString());
+        JobConfig.Builder b = JobConfig.builder()
+                .kafka(kafka.bootstrapServers(), topic, group)
+                .jdbc(postgres.jdbcUrl(), postgres.user())
+                .set(LineflowOptions.SINK_BATCH_INTERVAL, Duration.ofMillis(200))
+                .checkpoints(Duration.ofMillis(500), WORK.resolve("checkpoints"));
         for (int i = 0; i < extra.length; i += 2) {
-            args.put(extra[i], extra[i + 1]);
+            b.set(extra[i], extra[i + 1]);
         }
-        String[] argv = args.entrySet().stream()
-                .flatMap(e -> java.util.stream.Stream.of("--" + e.getKey(), e.getValue()))
-                .toArray(String[]::new);
-        return JobConfig.load(argv, Map.of(), new Configuration());
+        return b.load();
     }
 
     private static JobClient start(Configuration conf, OffsetsInitializer stopAt) throws Exception {

@@ -48,7 +48,6 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * Windows whose end has passed are written when the input goes quiet, also after a restore that
@@ -84,23 +83,13 @@ class QuietWindowsIT {
     }
 
     private static Configuration jobConfig(String topic, String group, String idleEmit) {
-        Map<String, String> args = new HashMap<>();
-        args.put("lineflow.kafka.bootstrap-servers", kafka.bootstrapServers());
-        args.put("lineflow.kafka.topic", topic);
-        args.put("lineflow.kafka.group-id", group);
-        args.put("lineflow.kafka.starting-offsets", "EARLIEST");
-        args.put("lineflow.jdbc.url", postgres.jdbcUrl());
-        args.put("lineflow.jdbc.user", postgres.user());
-        args.put("lineflow.sink.batch-interval", "200 ms");
-        args.put("lineflow.window.idle-emit", idleEmit);
-        args.put("execution.checkpointing.interval", "300 ms");
-        args.put(
-                "state.checkpoints.dir",
-                WORK.resolve("checkpoints").toAbsolutePath().toUri().toString());
-        String[] argv = args.entrySet().stream()
-                .flatMap(e -> Stream.of("--" + e.getKey(), e.getValue()))
-                .toArray(String[]::new);
-        return JobConfig.load(argv, Map.of(), new Configuration());
+        return JobConfig.builder()
+                .kafka(kafka.bootstrapServers(), topic, group)
+                .jdbc(postgres.jdbcUrl(), postgres.user())
+                .set(LineflowOptions.SINK_BATCH_INTERVAL, Duration.ofMillis(200))
+                .set(LineflowOptions.IDLE_EMIT.key(), idleEmit)
+                .checkpoints(Duration.ofMillis(300), WORK.resolve("checkpoints"))
+                .load();
     }
 
     private static JobClient start(Configuration conf, KafkaSource<ParsedRecord> source, String restoreFrom)

@@ -6,6 +6,7 @@ import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.table.WindowTable;
+import io.lineflow.testing.CommandLines;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
 
@@ -107,29 +108,11 @@ public final class LocalRun {
      * does not read, is an error that names it, never ignored.
      */
     static Map<String, String> options(String[] args) {
+        List<String> known = new ArrayList<>(new TreeSet<>(DEFAULTS.keySet()));
+        known.addAll(new TreeSet<>(OPTIONAL));
         Map<String, String> opts = new HashMap<>(DEFAULTS);
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            String name = a.startsWith("--") ? a.substring(2) : a;
-            if (!a.startsWith("--") || !(DEFAULTS.containsKey(name) || OPTIONAL.contains(name))) {
-                Set<String> known = new TreeSet<>(DEFAULTS.keySet());
-                known.addAll(OPTIONAL);
-                throw new IllegalArgumentException(
-                        "Unknown option '" + a + "'; known: --" + String.join(", --", known));
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("Option " + a + " needs a value");
-            }
-            opts.put(name, args[++i]);
-        }
-        try {
-            TimeUtils.parseDuration(opts.get("duration"));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(
-                    "--duration " + opts.get("duration") + ": " + e.getMessage()
-                            + " (e.g. 90 s, 5 min, 1 h; 0 runs until Ctrl-C)",
-                    e);
-        }
+        opts.putAll(CommandLines.parse(List.of(args), known));
+        CommandLines.duration("duration", opts.get("duration"));
         return opts;
     }
 

@@ -20,14 +20,17 @@ class LocalRunOptionsTest {
     void aMisspeltOptionIsAnErrorThatListsTheKnownOnes() {
         assertThatThrownBy(() -> LocalRun.options(new String[] {"--device", "30"}))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'--device'")
-                .hasMessageContaining("--devices");
+                .hasMessageContaining("--device")
+                .hasMessageContaining("--devices, ");
+        // An abbreviation is not taken for the option it abbreviates.
+        assertThatThrownBy(() -> LocalRun.options(new String[] {"--dev", "30"}))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void anOptionWithoutAValueOrABadDurationIsAnError() {
         assertThatThrownBy(() -> LocalRun.options(new String[] {"--devices"}))
-                .hasMessageContaining("--devices needs a value");
+                .hasMessageContaining("Missing argument for option: devices");
         assertThatThrownBy(() -> LocalRun.options(new String[] {"--duration", "two minutes"}))
                 .hasMessageContaining("--duration two minutes");
         assertThat(LocalRun.options(new String[] {"--duration", "90s"})).containsEntry("duration", "90s");

@@ -105,6 +105,59 @@ public final class JobConfig {
         return conf;
     }
 
+    /** A configuration built from typed settings rather than a command line. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The job's configuration from typed settings, through the same merge and validation as a
+     * deployment's (lineflow's defaults, then these settings): for tests, benchmarks and the
+     * local run, which start the job in their own process.
+     */
+    public static final class Builder {
+        private final Configuration settings = new Configuration();
+
+        private Builder() {}
+
+        /** Where the job reads: bootstrap servers, topic and consumer group, from the earliest offset. */
+        public Builder kafka(String bootstrapServers, String topic, String groupId) {
+            return set(LineflowOptions.KAFKA_BOOTSTRAP_SERVERS, bootstrapServers)
+                    .set(LineflowOptions.KAFKA_TOPIC, topic)
+                    .set(LineflowOptions.KAFKA_GROUP_ID, groupId)
+                    .set(LineflowOptions.KAFKA_STARTING_OFFSETS, LineflowOptions.StartingOffsets.EARLIEST);
+        }
+
+        /** Where the job writes (a password, if any, comes from the environment as in production). */
+        public Builder jdbc(String url, String user) {
+            return set(LineflowOptions.JDBC_URL, url).set(LineflowOptions.JDBC_USER, user);
+        }
+
+        /** Checkpoints every {@code interval} into {@code dir}. */
+        public Builder checkpoints(Duration interval, Path dir) {
+            return set(CheckpointingOptions.CHECKPOINTING_INTERVAL, interval)
+                    .set(
+                            CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                            dir.toAbsolutePath().toUri().toString());
+        }
+
+        public <T> Builder set(ConfigOption<T> option, T value) {
+            settings.set(option, value);
+            return this;
+        }
+
+        /** A setting as a command line would give it: the key and its text. */
+        public Builder set(String key, String value) {
+            settings.setString(key, value);
+            return this;
+        }
+
+        /** @throws ConfigException listing every problem, as at a job's start */
+        public Configuration load() {
+            return JobConfig.load(new String[0], Map.of(), settings);
+        }
+    }
+
     /** The checks that need more than types: required keys and ranges. */
     public static void validateForJob(Configuration conf) {
         List<String> problems = new ArrayList<>();

@@ -1,12 +1,21 @@
 package io.lineflow.reconciler.cli;
 
-import java.util.ArrayList;
+import org.apache.commons.cli.CommandLine;
+import org.apache.commons.cli.DefaultParser;
+import org.apache.commons.cli.Option;
+import org.apache.commons.cli.Options;
+import org.apache.commons.cli.ParseException;
+
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Minimal `--flag value` parser: named options, repeated `--set key=value`, and positionals. */
+/**
+ * A subcommand's command line, parsed by Apache Commons CLI (as every command line of the
+ * project): named options, repeated {@code --set key=value}, and positionals. An option the
+ * command does not declare, or an abbreviation of one, is an error.
+ */
 public final class Args {
 
     /** Thrown for a command line a person must fix. */
@@ -16,34 +25,43 @@ public final class Args {
         }
     }
 
-    final Map<String, String> options = new LinkedHashMap<>();
-    final Map<String, String> settings = new LinkedHashMap<>();
-    final List<String> positionals = new ArrayList<>();
+    private static final String SET = "set";
 
-    public static Args parse(String[] argv, Set<String> valued, Set<String> flags) {
-        Args a = new Args();
-        for (int i = 0; i < argv.length; i++) {
-            String arg = argv[i];
-            if (arg.equals("--set")) {
-                if (i + 1 >= argv.length || !argv[i + 1].contains("=")) {
-                    throw new UsageException("--set needs key=value");
-                }
-                String kv = argv[++i];
-                a.settings.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
-            } else if (arg.startsWith("--") && valued.contains(arg.substring(2))) {
-                if (i + 1 >= argv.length) {
-                    throw new UsageException(arg + " needs a value");
-                }
-                a.options.put(arg.substring(2), argv[++i]);
-            } else if (arg.startsWith("--") && flags.contains(arg.substring(2))) {
-                a.options.put(arg.substring(2), "true");
-            } else if (arg.startsWith("--")) {
-                throw new UsageException("Unknown option " + arg);
-            } else {
-                a.positionals.add(arg);
+    private final CommandLine line;
+    final Map<String, String> settings = new LinkedHashMap<>();
+    final List<String> positionals;
+
+    private Args(CommandLine line) {
+        this.line = line;
+        this.positionals = line.getArgList();
+        String[] kvs = line.getOptionValues(SET);
+        for (String kv : kvs == null ? new String[0] : kvs) {
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                throw new UsageException("--set needs key=value, got '" + kv + "'");
             }
+            settings.put(kv.substring(0, eq), kv.substring(eq + 1));
         }
-        return a;
+    }
+
+    /**
+     * @param valued options that take a value ({@code --name value})
+     * @param flags options without one ({@code --name})
+     */
+    public static Args parse(String[] argv, Set<String> valued, Set<String> flags) {
+        Options options = new Options();
+        options.addOption(Option.builder().longOpt(SET).hasArg().build());
+        valued.forEach(
+                n -> options.addOption(Option.builder().longOpt(n).hasArg().build()));
+        flags.forEach(n -> options.addOption(Option.builder().longOpt(n).build()));
+        try {
+            return new Args(DefaultParser.builder()
+                    .setAllowPartialMatching(false)
+                    .build()
+                    .parse(options, argv));
+        } catch (ParseException e) {
+            throw new UsageException(e.getMessage());
+        }
     }
 
     /** The repeated {@code --set key=value} settings. */
@@ -53,7 +71,7 @@ public final class Args {
 
     /** A named option that must be given. */
     public String require(String name) {
-        String v = options.get(name);
+        String v = get(name);
         if (v == null) {
             throw new UsageException("--" + name + " is required");
         }
@@ -61,14 +79,14 @@ public final class Args {
     }
 
     String get(String name) {
-        return options.get(name);
+        return line.getOptionValue(name);
     }
 
     public String get(String name, String fallback) {
-        return options.getOrDefault(name, fallback);
+        return line.getOptionValue(name, fallback);
     }
 
     boolean flag(String name) {
-        return "true".equals(options.get(name));
+        return line.hasOption(name);
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.job.LineflowJob;
 import io.lineflow.job.config.JobConfig;
+import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.Windows;
 import io.lineflow.testing.EmbeddedKafka;
@@ -12,6 +13,7 @@ import io.lineflow.testing.EmbeddedPostgresServer;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -37,12 +39,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Future;
-import java.util.stream.Stream;
 
 /**
  * The job and the audit's recount must agree on every rule: the same random input goes through
@@ -98,33 +98,21 @@ class RecountDifferentialTest {
     }
 
     private static Configuration jobConfig() {
-        Map<String, String> args = new HashMap<>();
-        args.put("lineflow.kafka.bootstrap-servers", kafka.bootstrapServers());
-        args.put("lineflow.kafka.topic", TOPIC);
-        args.put("lineflow.kafka.group-id", "differential");
-        args.put("lineflow.kafka.starting-offsets", "EARLIEST");
-        args.put("lineflow.jdbc.url", postgres.jdbcUrl());
-        args.put("lineflow.jdbc.user", postgres.user());
-        args.put("lineflow.sink.batch-interval", "200 ms");
-        args.put("lineflow.window.size", W + " ms");
-        args.put("lineflow.window.allowed-lateness", LATENESS + " ms");
-        args.put("lineflow.watermark.out-of-orderness", OOO + " ms");
-        // Longer than the whole test: no partition is ever idle, so the watermark is the minimum.
-        args.put("lineflow.watermark.idleness", "30 min");
-        // The quiet-window rows (processing time) are overwritten by the watermark's; longer than
-        // the test, so that only the watermark decides, as in the recount.
-        args.put("lineflow.window.idle-emit", "30 min");
-        args.put("lineflow.events.max-bytes", MAX_BYTES + " b");
-        args.put("execution.checkpointing.interval", "1 s");
-        args.put(
-                "state.checkpoints.dir",
-                WORK.resolve("checkpoints").toAbsolutePath().toUri().toString());
-        return JobConfig.load(
-                args.entrySet().stream()
-                        .flatMap(e -> Stream.of("--" + e.getKey(), e.getValue()))
-                        .toArray(String[]::new),
-                Map.of(),
-                new Configuration());
+        return JobConfig.builder()
+                .kafka(kafka.bootstrapServers(), TOPIC, "differential")
+                .jdbc(postgres.jdbcUrl(), postgres.user())
+                .set(LineflowOptions.SINK_BATCH_INTERVAL, Duration.ofMillis(200))
+                .set(LineflowOptions.WINDOW_SIZE, Duration.ofMillis(W))
+                .set(LineflowOptions.ALLOWED_LATENESS, Duration.ofMillis(LATENESS))
+                .set(LineflowOptions.OUT_OF_ORDERNESS, Duration.ofMillis(OOO))
+                // Longer than the whole test: no partition is ever idle, so the watermark is the minimum.
+                .set(LineflowOptions.IDLENESS, Duration.ofMinutes(30))
+                // The quiet-window rows (processing time) are overwritten by the watermark's; longer
+                // than the test, so that only the watermark decides, as in the recount.
+                .set(LineflowOptions.IDLE_EMIT, Duration.ofMinutes(30))
+                .set(LineflowOptions.MAX_EVENT_SIZE, new MemorySize(MAX_BYTES))
+                .checkpoints(Duration.ofSeconds(1), WORK.resolve("checkpoints"))
+                .load();
     }
 
     /** The audit's options for the job's settings above. */
