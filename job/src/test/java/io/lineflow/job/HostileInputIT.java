@@ -13,11 +13,10 @@ import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.recount.WindowRecount.Row;
 import io.lineflow.rules.table.WindowTable;
 import io.lineflow.testing.DeterministicInput;
-import io.lineflow.testing.EmbeddedKafka;
-import io.lineflow.testing.EmbeddedPostgresServer;
 import io.lineflow.testing.ExpectedWindows;
 import io.lineflow.testing.HostileRecords;
 import io.lineflow.testing.TestClusters;
+import io.lineflow.testing.TestServices;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -33,7 +32,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -64,28 +62,20 @@ class HostileInputIT {
     private static final int HOSTILE = Integer.getInteger("lineflow.hostile.records", 3000);
 
     @RegisterExtension
+    static final TestServices SERVICES = TestServices.under(WORK);
+
+    @RegisterExtension
     static final MiniClusterExtension FLINK = TestClusters.twoTaskManagers(3);
 
-    private static EmbeddedKafka kafka;
-    private static EmbeddedPostgresServer postgres;
-
     @BeforeAll
-    static void startServices() {
-        kafka = EmbeddedKafka.start(WORK.resolve("kafka-" + System.nanoTime()));
-        postgres = EmbeddedPostgresServer.start(WORK.resolve("postgres"));
+    static void createSchema() {
         Schema.migrate(jobConfig("unused"));
-    }
-
-    @AfterAll
-    static void stopServices() throws Exception {
-        kafka.close();
-        postgres.close();
     }
 
     private static Configuration jobConfig(String topic) {
         return JobConfig.builder()
-                .kafka(kafka.bootstrapServers(), topic, "hostile-input")
-                .jdbc(postgres.jdbcUrl(), postgres.user())
+                .kafka(SERVICES.kafka().bootstrapServers(), topic, "hostile-input")
+                .jdbc(SERVICES.postgres().jdbcUrl(), SERVICES.postgres().user())
                 .set(LineflowOptions.SINK_BATCH_INTERVAL, Duration.ofMillis(200))
                 .checkpoints(Duration.ofMillis(500), WORK.resolve("checkpoints"))
                 .load();
@@ -95,10 +85,10 @@ class HostileInputIT {
     void hostileRecordsNeverRestartTheJobAndEveryRecordIsCountedOrKept(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
         String topic = "hostile";
-        kafka.createTopic(topic, PARTITIONS);
+        SERVICES.kafka().createTopic(topic, PARTITIONS);
         Configuration conf = jobConfig(topic);
         DeterministicInput good = DeterministicInput.generate(6, 4, 10, WINDOW, T0, PARTITIONS);
-        good.produce(kafka.bootstrapServers(), topic, 0, good.records.size());
+        good.produce(SERVICES.kafka().bootstrapServers(), topic, 0, good.records.size());
 
         // Boundary times are drawn around "now" minus two hours, so that none flips between
         // accepted and FUTURE_TIMESTAMP while the test runs.
@@ -138,7 +128,7 @@ class HostileInputIT {
                 .isZero();
         Map<String, Row> table;
         Map<RejectReason, Long> rejected;
-        try (Connection c = postgres.connect()) {
+        try (Connection c = SERVICES.postgres().connect()) {
             table = WindowTable.read(c);
             rejected = WindowTable.rejections(c);
         }
@@ -187,7 +177,7 @@ class HostileInputIT {
             throws Exception {
         Map<String, Object> props = Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                kafka.bootstrapServers(),
+                SERVICES.kafka().bootstrapServers(),
                 ProducerConfig.ACKS_CONFIG,
                 "all",
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,

@@ -26,6 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -38,15 +39,18 @@ import java.util.stream.Stream;
  * operator's state at the next upgrade. Pinned here, as the names of the operators they belong to.
  */
 class JobGraphTest {
+    /** The job's configuration from a command line with the required keys and {@code extra}. */
+    private static Configuration conf(String... extra) {
+        List<String> args = new ArrayList<>(List.of(
+                "--lineflow.kafka.bootstrap-servers", "127.0.0.1:9",
+                "--lineflow.jdbc.url", "jdbc:postgresql://127.0.0.1:9/lineflow",
+                "--state.checkpoints.dir", "file:///tmp/lineflow-job-graph-test"));
+        args.addAll(List.of(extra));
+        return JobConfig.load(args.toArray(String[]::new), Map.of(), new Configuration());
+    }
+
     private static StreamExecutionEnvironment jobEnvironment() {
-        Configuration conf = JobConfig.load(
-                new String[] {
-                    "--lineflow.kafka.bootstrap-servers", "127.0.0.1:9",
-                    "--lineflow.jdbc.url", "jdbc:postgresql://127.0.0.1:9/lineflow",
-                    "--state.checkpoints.dir", "file:///tmp/lineflow-job-graph-test"
-                },
-                Map.of(),
-                new Configuration());
+        Configuration conf = conf();
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         LineflowJob.configure(env, conf);
         LineflowJob.attach(env, conf, LineflowJob.kafkaSource(conf).build());
@@ -87,17 +91,10 @@ class JobGraphTest {
     /** What {@link LineflowJob#configure} leaves in the environment, read back from Flink. */
     @Test
     void theConfigurationReachesFlinkThroughItsOwnOptions() throws Exception {
-        Configuration conf = JobConfig.load(
-                new String[] {
-                    "--lineflow.kafka.bootstrap-servers", "127.0.0.1:9",
-                    "--lineflow.jdbc.url", "jdbc:postgresql://127.0.0.1:9/lineflow",
-                    "--execution.checkpointing.interval", "45 s",
-                    "--execution.checkpointing.timeout", "2 min",
-                    "--state.backend.type", "rocksdb",
-                    "--state.checkpoints.dir", "file:///tmp/lineflow-job-graph-test"
-                },
-                Map.of(),
-                new Configuration());
+        Configuration conf = conf(
+                "--execution.checkpointing.interval", "45 s",
+                "--execution.checkpointing.timeout", "2 min",
+                "--state.backend.type", "rocksdb");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         LineflowJob.configure(env, conf);
         CheckpointConfig cp = env.getCheckpointConfig();

@@ -14,10 +14,9 @@ import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.recount.WindowRecount.Row;
 import io.lineflow.rules.table.WindowTable;
 import io.lineflow.testing.DeterministicInput;
-import io.lineflow.testing.EmbeddedKafka;
-import io.lineflow.testing.EmbeddedPostgresServer;
 import io.lineflow.testing.ExpectedWindows;
 import io.lineflow.testing.TestClusters;
+import io.lineflow.testing.TestServices;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -28,9 +27,7 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -48,27 +45,14 @@ class KafkaToPostgresIT {
     private static final int PARTITIONS = 4;
 
     @RegisterExtension
+    static final TestServices SERVICES = TestServices.under(WORK).emptyingTablesBeforeEach();
+
+    @RegisterExtension
     static final MiniClusterExtension FLINK = TestClusters.twoTaskManagers(5);
 
-    private static EmbeddedKafka kafka;
-    private static EmbeddedPostgresServer postgres;
-
     @BeforeAll
-    static void startServices() {
-        kafka = EmbeddedKafka.start(WORK.resolve("kafka-" + System.nanoTime()));
-        postgres = EmbeddedPostgresServer.start(WORK.resolve("postgres"));
+    static void createSchema() {
         Schema.migrate(jobConfig("unused", "unused"));
-    }
-
-    @AfterAll
-    static void stopServices() throws Exception {
-        kafka.close();
-        postgres.close();
-    }
-
-    @BeforeEach
-    void emptyTables() throws Exception {
-        postgres.truncateTables();
     }
 
     /** The rules of {@link #jobConfig}: the job's defaults. */
@@ -78,8 +62,8 @@ class KafkaToPostgresIT {
 
     private static Configuration jobConfig(String topic, String group, String... extra) {
         JobConfig.Builder b = JobConfig.builder()
-                .kafka(kafka.bootstrapServers(), topic, group)
-                .jdbc(postgres.jdbcUrl(), postgres.user())
+                .kafka(SERVICES.kafka().bootstrapServers(), topic, group)
+                .jdbc(SERVICES.postgres().jdbcUrl(), SERVICES.postgres().user())
                 .set(LineflowOptions.SINK_BATCH_INTERVAL, Duration.ofMillis(200))
                 .checkpoints(Duration.ofMillis(500), WORK.resolve("checkpoints"));
         for (int i = 0; i < extra.length; i += 2) {
@@ -98,13 +82,13 @@ class KafkaToPostgresIT {
     }
 
     private static Map<String, Row> table() throws Exception {
-        try (Connection c = postgres.connect()) {
+        try (Connection c = SERVICES.postgres().connect()) {
             return WindowTable.read(c);
         }
     }
 
     private static Map<RejectReason, Long> rejections() throws Exception {
-        try (Connection c = postgres.connect()) {
+        try (Connection c = SERVICES.postgres().connect()) {
             return WindowTable.rejections(c);
         }
     }
@@ -112,9 +96,9 @@ class KafkaToPostgresIT {
     @Test
     void everyWindowIsExact_aReplayLeavesTheSameTable_anAdditiveSinkIsCaught() throws Exception {
         String topic = "exact";
-        kafka.createTopic(topic, PARTITIONS);
+        SERVICES.kafka().createTopic(topic, PARTITIONS);
         DeterministicInput input = DeterministicInput.generate(8, 6, 20, WINDOW, T0, PARTITIONS);
-        input.produce(kafka.bootstrapServers(), topic, 0, input.records.size());
+        input.produce(SERVICES.kafka().bootstrapServers(), topic, 0, input.records.size());
         Map<String, Row> expected = ExpectedWindows.toEnd(input, rules());
 
         start(jobConfig(topic, "first"), OffsetsInitializer.latest())
@@ -159,10 +143,10 @@ class KafkaToPostgresIT {
     @Test
     void staysExactThroughTheLossOfATaskManagerMidStream(@InjectMiniCluster MiniCluster cluster) throws Exception {
         String topic = "tm-loss";
-        kafka.createTopic(topic, PARTITIONS);
+        SERVICES.kafka().createTopic(topic, PARTITIONS);
         DeterministicInput input = DeterministicInput.generate(8, 8, 20, WINDOW, T0, PARTITIONS);
         int half = input.records.size() / 2;
-        input.produce(kafka.bootstrapServers(), topic, 0, half);
+        input.produce(SERVICES.kafka().bootstrapServers(), topic, 0, half);
 
         JobClient job = start(jobConfig(topic, "tm-loss"), OffsetsInitializer.offsets(input.endOffsets(topic)));
         JobID id = job.getJobID();
@@ -172,7 +156,7 @@ class KafkaToPostgresIT {
         // Its replacement starts as a pod would, and the job restores its last checkpoint.
         cluster.terminateTaskManager(0).get();
         cluster.startTaskManager();
-        input.produce(kafka.bootstrapServers(), topic, half, input.records.size());
+        input.produce(SERVICES.kafka().bootstrapServers(), topic, half, input.records.size());
         job.getJobExecutionResult().get();
 
         assertThat(cluster.getArchivedExecutionGraph(id).get().getStatusTimestamp(JobStatus.RESTARTING))
@@ -186,7 +170,7 @@ class KafkaToPostgresIT {
     @Test
     void aRowTakesTheLineOfItsLastEventReadAndASilentWindowThatOfTheRowBefore() throws Exception {
         String topic = "line-change";
-        kafka.createTopic(topic, 2);
+        SERVICES.kafka().createTopic(topic, 2);
         // press-101 (partition 1) moves from L1 to L2 and stops; it sends nothing in 10:05-10:10;
         // in 10:10-10:15 its L3 event is read before its L2 events, though it is the latest in time.
         // press-102 (partition 0) moves to L4 as it stops and stays silent through two windows.
@@ -203,7 +187,7 @@ class KafkaToPostgresIT {
                 event("b2", "press-102", "L4", EventType.DOWNTIME_START, 2),
                 event("b3", "press-102", "L4", EventType.DOWNTIME_END, 17));
         DeterministicInput input = DeterministicInput.of(events, WINDOW, 2);
-        input.produce(kafka.bootstrapServers(), topic, 0, input.records.size());
+        input.produce(SERVICES.kafka().bootstrapServers(), topic, 0, input.records.size());
 
         start(jobConfig(topic, "line-change"), OffsetsInitializer.latest())
                 .getJobExecutionResult()

@@ -12,10 +12,9 @@ import io.lineflow.rules.event.ParsedRecord;
 import io.lineflow.rules.recount.WindowRecount.Row;
 import io.lineflow.rules.table.WindowTable;
 import io.lineflow.testing.DeterministicInput;
-import io.lineflow.testing.EmbeddedKafka;
-import io.lineflow.testing.EmbeddedPostgresServer;
 import io.lineflow.testing.ExpectedWindows;
 import io.lineflow.testing.TestClusters;
+import io.lineflow.testing.TestServices;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -33,9 +32,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -59,33 +56,20 @@ class QuietWindowsIT {
     private static final int PARTITIONS = 4;
 
     @RegisterExtension
+    static final TestServices SERVICES = TestServices.under(WORK).emptyingTablesBeforeEach();
+
+    @RegisterExtension
     static final MiniClusterExtension FLINK = TestClusters.twoTaskManagers(3);
 
-    private static EmbeddedKafka kafka;
-    private static EmbeddedPostgresServer postgres;
-
     @BeforeAll
-    static void startServices() {
-        kafka = EmbeddedKafka.start(WORK.resolve("kafka-" + System.nanoTime()));
-        postgres = EmbeddedPostgresServer.start(WORK.resolve("postgres"));
+    static void createSchema() {
         Schema.migrate(jobConfig("unused", "unused", "1 s"));
-    }
-
-    @AfterAll
-    static void stopServices() throws Exception {
-        kafka.close();
-        postgres.close();
-    }
-
-    @BeforeEach
-    void emptyTables() throws Exception {
-        postgres.truncateTables();
     }
 
     private static Configuration jobConfig(String topic, String group, String idleEmit) {
         return JobConfig.builder()
-                .kafka(kafka.bootstrapServers(), topic, group)
-                .jdbc(postgres.jdbcUrl(), postgres.user())
+                .kafka(SERVICES.kafka().bootstrapServers(), topic, group)
+                .jdbc(SERVICES.postgres().jdbcUrl(), SERVICES.postgres().user())
                 .set(LineflowOptions.SINK_BATCH_INTERVAL, Duration.ofMillis(200))
                 .set(LineflowOptions.IDLE_EMIT.key(), idleEmit)
                 .checkpoints(Duration.ofMillis(300), WORK.resolve("checkpoints"))
@@ -106,7 +90,7 @@ class QuietWindowsIT {
     }
 
     private static Map<String, Row> table() throws Exception {
-        try (Connection c = postgres.connect()) {
+        try (Connection c = SERVICES.postgres().connect()) {
             return WindowTable.read(c);
         }
     }
@@ -142,7 +126,8 @@ class QuietWindowsIT {
     }
 
     private static void awaitCommitted(String group, Map<TopicPartition, Long> ends) throws Exception {
-        Map<String, Object> props = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        Map<String, Object> props = Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, SERVICES.kafka().bootstrapServers());
         try (Admin admin = Admin.create(props)) {
             long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
             while (System.nanoTime() < deadline) {
@@ -164,9 +149,9 @@ class QuietWindowsIT {
     void afterARestoreWithNoNewInputTheLastWindowsAreWrittenWithinTheIdleEmitTime(
             @InjectMiniCluster MiniCluster cluster) throws Exception {
         String topic = "quiet-restore";
-        kafka.createTopic(topic, PARTITIONS);
+        SERVICES.kafka().createTopic(topic, PARTITIONS);
         DeterministicInput input = DeterministicInput.generate(4, 3, 5, WINDOW, T0, PARTITIONS);
-        input.produce(kafka.bootstrapServers(), topic, 0, input.records.size());
+        input.produce(SERVICES.kafka().bootstrapServers(), topic, 0, input.records.size());
         // Long enough for the first run to be stopped before its idle checks fire on a loaded
         // machine; the checks are timers in the checkpoint, due 30 s after the last events.
         Configuration conf = jobConfig(topic, "restore", "30 s");
@@ -198,10 +183,10 @@ class QuietWindowsIT {
     void aReplayOfOldDataPausedLongerThanTheIdleEmitTimeStaysExact(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
         String topic = "quiet-pause";
-        kafka.createTopic(topic, PARTITIONS);
+        SERVICES.kafka().createTopic(topic, PARTITIONS);
         DeterministicInput input = DeterministicInput.generate(4, 6, 10, WINDOW, T0, PARTITIONS);
         int half = input.records.size() / 2;
-        input.produce(kafka.bootstrapServers(), topic, 0, half);
+        input.produce(SERVICES.kafka().bootstrapServers(), topic, 0, half);
         Configuration conf = jobConfig(topic, "pause", "2 s");
 
         JobClient job = start(
@@ -213,7 +198,7 @@ class QuietWindowsIT {
         JobID id = job.getJobID();
         // The pause: the windows the replay stopped in are written provisionally.
         awaitRows(lastWindows(input, half, conf), Duration.ofSeconds(60));
-        input.produce(kafka.bootstrapServers(), topic, half, input.records.size());
+        input.produce(SERVICES.kafka().bootstrapServers(), topic, half, input.records.size());
         job.getJobExecutionResult().get();
 
         assertThat(cluster.getArchivedExecutionGraph(id).get().getStatusTimestamp(JobStatus.RESTARTING))
@@ -221,7 +206,7 @@ class QuietWindowsIT {
                 .isZero();
         assertThat(WindowTable.diff(ExpectedWindows.toEnd(input, JobConfig.rules(conf)), table()))
                 .isEmpty();
-        try (Connection c = postgres.connect()) {
+        try (Connection c = SERVICES.postgres().connect()) {
             assertThat(WindowTable.rejections(c)).as("nothing LATE").isEqualTo(input.rejections);
         }
     }

@@ -44,7 +44,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
@@ -213,7 +212,11 @@ public final class LocalRun {
         OUT.printf("Job %s running. Flink Web UI: %s  —  Ctrl-C stops cleanly.%n", job.getJobID(), rest);
         long began = System.currentTimeMillis();
         String group = conf.get(LineflowOptions.KAFKA_GROUP_ID);
-        try (Connection db = DriverManager.getConnection(jdbcUrl, dbProps(jdbcUser));
+        // The job's own JDBC settings (the password from LINEFLOW_JDBC_PASSWORD, as the job reads it).
+        try (Connection db = DriverManager.getConnection(
+                        conf.get(LineflowOptions.JDBC_URL),
+                        conf.get(LineflowOptions.JDBC_USER),
+                        conf.getOptional(LineflowOptions.JDBC_PASSWORD).orElse(null));
                 Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             while (!stop.await(2, TimeUnit.SECONDS)) {
                 if (durationMs > 0 && System.currentTimeMillis() - began >= durationMs) {
@@ -357,18 +360,6 @@ public final class LocalRun {
             Thread.currentThread().interrupt();
             return null;
         }
-    }
-
-    private static Properties dbProps(String user) {
-        Properties p = new Properties();
-        if (user != null) {
-            p.setProperty("user", user);
-        }
-        String password = System.getenv("LINEFLOW_JDBC_PASSWORD");
-        if (password != null) {
-            p.setProperty("password", password);
-        }
-        return p;
     }
 
     private static void createTopic(String bootstrap, String topic, int partitions) throws Exception {

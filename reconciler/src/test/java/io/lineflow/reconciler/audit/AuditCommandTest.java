@@ -2,16 +2,15 @@ package io.lineflow.reconciler.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lineflow.testing.EmbeddedKafka;
-import io.lineflow.testing.EmbeddedPostgresServer;
+import io.lineflow.testing.TestServices;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -28,15 +27,14 @@ import java.util.stream.Stream;
 /** `audit` against a real Kafka topic and a real table: a correct table passes, a tampered one is caught. */
 class AuditCommandTest {
     private static final Path WORK = Path.of("target", "it", "audit");
-    private static EmbeddedKafka kafka;
-    private static EmbeddedPostgresServer postgres;
+
+    @RegisterExtension
+    static final TestServices SERVICES = TestServices.under(WORK);
 
     @BeforeAll
     static void start() throws Exception {
-        kafka = EmbeddedKafka.start(WORK.resolve("kafka-" + System.nanoTime()));
-        postgres = EmbeddedPostgresServer.start(WORK.resolve("postgres"));
-        kafka.createTopic("device-events", 1);
-        try (Connection c = postgres.connect();
+        SERVICES.kafka().createTopic("device-events", 1);
+        try (Connection c = SERVICES.postgres().connect();
                 Statement s = c.createStatement();
                 Stream<Path> migrations = Files.list(Path.of("../job/src/main/resources/db/migration"))) {
             for (Path m : migrations.sorted().toList()) {
@@ -45,7 +43,7 @@ class AuditCommandTest {
         }
         String t0 = "2026-11-01T10:0";
         try (KafkaProducer<String, String> p = new KafkaProducer<>(
-                Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                Map.of("bootstrap.servers", SERVICES.kafka().bootstrapServers()),
                 new StringSerializer(),
                 new StringSerializer())) {
             for (String[] e : List.of(
@@ -62,12 +60,6 @@ class AuditCommandTest {
         }
     }
 
-    @AfterAll
-    static void stop() throws Exception {
-        kafka.close();
-        postgres.close();
-    }
-
     /** What the job writes for that input: window 10:00 closed (the watermark is at 10:08:50). */
     @BeforeEach
     void correctTable() throws Exception {
@@ -80,7 +72,7 @@ class AuditCommandTest {
     }
 
     private static void sql(String... statements) throws Exception {
-        try (Connection c = postgres.connect();
+        try (Connection c = SERVICES.postgres().connect();
                 Statement s = c.createStatement()) {
             for (String q : statements) {
                 s.execute(q);
@@ -91,7 +83,12 @@ class AuditCommandTest {
     private static String audit(int expectedExit) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int exit = AuditCommand.run(
-                new String[] {"--bootstrap", kafka.bootstrapServers(), "--jdbc-url", postgres.jdbcUrl()},
+                new String[] {
+                    "--bootstrap",
+                    SERVICES.kafka().bootstrapServers(),
+                    "--jdbc-url",
+                    SERVICES.postgres().jdbcUrl()
+                },
                 new PrintStream(out, true, StandardCharsets.UTF_8));
         String text = out.toString(StandardCharsets.UTF_8);
         assertThat(exit).as(text).isEqualTo(expectedExit);

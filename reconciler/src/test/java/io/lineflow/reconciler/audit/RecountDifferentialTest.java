@@ -7,8 +7,7 @@ import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.Windows;
-import io.lineflow.testing.EmbeddedKafka;
-import io.lineflow.testing.EmbeddedPostgresServer;
+import io.lineflow.testing.TestServices;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -27,6 +26,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -72,14 +72,13 @@ class RecountDifferentialTest {
     private static final int DEVICES = 6;
     private static final int PHASES = 12;
 
-    private static EmbeddedKafka kafka;
-    private static EmbeddedPostgresServer postgres;
+    @RegisterExtension
+    static final TestServices SERVICES = TestServices.under(WORK);
+
     private static MiniCluster flink;
 
     @BeforeAll
     static void start() throws Exception {
-        kafka = EmbeddedKafka.start(WORK.resolve("kafka-" + System.nanoTime()));
-        postgres = EmbeddedPostgresServer.start(WORK.resolve("postgres"));
         Configuration c = new Configuration();
         c.set(RestOptions.BIND_PORT, "0");
         flink = new MiniCluster(new MiniClusterConfiguration.Builder()
@@ -93,14 +92,12 @@ class RecountDifferentialTest {
     @AfterAll
     static void stop() throws Exception {
         flink.close();
-        kafka.close();
-        postgres.close();
     }
 
     private static Configuration jobConfig() {
         return JobConfig.builder()
-                .kafka(kafka.bootstrapServers(), TOPIC, "differential")
-                .jdbc(postgres.jdbcUrl(), postgres.user())
+                .kafka(SERVICES.kafka().bootstrapServers(), TOPIC, "differential")
+                .jdbc(SERVICES.postgres().jdbcUrl(), SERVICES.postgres().user())
                 .set(LineflowOptions.SINK_BATCH_INTERVAL, Duration.ofMillis(200))
                 .set(LineflowOptions.WINDOW_SIZE, Duration.ofMillis(W))
                 .set(LineflowOptions.ALLOWED_LATENESS, Duration.ofMillis(LATENESS))
@@ -119,11 +116,11 @@ class RecountDifferentialTest {
     private static String[] auditArgs() {
         return new String[] {
             "--bootstrap",
-            kafka.bootstrapServers(),
+            SERVICES.kafka().bootstrapServers(),
             "--jdbc-url",
-            postgres.jdbcUrl(),
+            SERVICES.postgres().jdbcUrl(),
             "--jdbc-user",
-            postgres.user(),
+            SERVICES.postgres().user(),
             "--topic",
             TOPIC,
             "--window",
@@ -142,7 +139,7 @@ class RecountDifferentialTest {
         long seed = Long.getLong("recount.seed", System.nanoTime());
         System.out.println("RecountDifferentialTest seed " + seed + " (replay with -Drecount.seed=" + seed + ")");
         Generator input = new Generator(new Random(seed), System.currentTimeMillis());
-        kafka.createTopic(TOPIC, PARTITIONS);
+        SERVICES.kafka().createTopic(TOPIC, PARTITIONS);
         Configuration conf = jobConfig();
         Schema.migrate(conf);
 
@@ -158,7 +155,7 @@ class RecountDifferentialTest {
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
                 Map.of(
                         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                        kafka.bootstrapServers(),
+                        SERVICES.kafka().bootstrapServers(),
                         ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
                         true,
                         ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
@@ -216,7 +213,7 @@ class RecountDifferentialTest {
     }
 
     private static long silentRows() throws Exception {
-        try (Connection c = postgres.connect();
+        try (Connection c = SERVICES.postgres().connect();
                 PreparedStatement s = c.prepareStatement(
                         "SELECT count(*) FROM device_window_stats WHERE events_seen = 0 AND downtime_seconds = ?"); ) {
             s.setLong(1, W / 1000);
@@ -252,7 +249,7 @@ class RecountDifferentialTest {
 
     private static void awaitRejected(List<long[]> markers) throws Exception {
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        try (Connection c = postgres.connect();
+        try (Connection c = SERVICES.postgres().connect();
                 PreparedStatement s = c.prepareStatement(
                         "SELECT count(*) FROM rejected_events WHERE topic = ? AND kafka_partition = ? AND kafka_offset = ?")) {
             for (long[] m : markers) {
