@@ -24,7 +24,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -118,7 +117,7 @@ class HostileInputIT {
         Map<TopicPartition, Long> ends = good.endOffsets(topic);
         produce(topic, hostile, ends);
 
-        JobClient job = start(conf, OffsetsInitializer.offsets(ends));
+        JobClient job = TestJobs.startBounded(conf, OffsetsInitializer.offsets(ends));
         JobID id = job.getJobID();
         job.getJobExecutionResult().get();
 
@@ -161,15 +160,6 @@ class HostileInputIT {
                 .as("silent rows per device within the silent fill after each window with events (%s)", seed)
                 .allSatisfy((device, n) -> assertThat(n[1]).isLessThanOrEqualTo(maxSilent * n[0]));
         assertThat(parserThrew).as("records the parser threw on").isEmpty();
-    }
-
-    private static JobClient start(Configuration conf, OffsetsInitializer stopAt) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        LineflowJob.configure(env, conf);
-        LineflowJob.attach(
-                env, conf, LineflowJob.kafkaSource(conf).setBounded(stopAt).build());
-        return env.executeAsync(conf.get(LineflowOptions.JOB_NAME));
     }
 
     /** Produces {@code records} round-robin over the partitions, after the good input; counts them into {@code ends}. */

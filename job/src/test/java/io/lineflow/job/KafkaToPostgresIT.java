@@ -24,7 +24,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.BeforeAll;
@@ -72,15 +71,6 @@ class KafkaToPostgresIT {
         return b.load();
     }
 
-    private static JobClient start(Configuration conf, OffsetsInitializer stopAt) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        LineflowJob.configure(env, conf);
-        LineflowJob.attach(
-                env, conf, LineflowJob.kafkaSource(conf).setBounded(stopAt).build());
-        return env.executeAsync(conf.get(LineflowOptions.JOB_NAME));
-    }
-
     private static Map<String, Row> table() throws Exception {
         try (Connection c = SERVICES.postgres().connect()) {
             return WindowTable.read(c);
@@ -101,7 +91,7 @@ class KafkaToPostgresIT {
         input.produce(SERVICES.kafka().bootstrapServers(), topic, 0, input.records.size());
         Map<String, Row> expected = ExpectedWindows.toEnd(input, rules());
 
-        start(jobConfig(topic, "first"), OffsetsInitializer.latest())
+        TestJobs.startBounded(jobConfig(topic, "first"), OffsetsInitializer.latest())
                 .getJobExecutionResult()
                 .get();
         Map<String, Row> first = table();
@@ -120,14 +110,15 @@ class KafkaToPostgresIT {
                 .isEqualTo(input.total());
 
         // The same input again, from the start, under another group: the table does not change.
-        start(jobConfig(topic, "replay"), OffsetsInitializer.latest())
+        TestJobs.startBounded(jobConfig(topic, "replay"), OffsetsInitializer.latest())
                 .getJobExecutionResult()
                 .get();
         assertThat(WindowTable.diff(first, table())).isEmpty();
         assertThat(rejections()).isEqualTo(input.rejections);
 
         // Negative control: an additive sink on the same replay must show up as wrong cells.
-        start(jobConfig(topic, "additive", "lineflow.sink.mode", "ADDITIVE"), OffsetsInitializer.latest())
+        TestJobs.startBounded(
+                        jobConfig(topic, "additive", "lineflow.sink.mode", "ADDITIVE"), OffsetsInitializer.latest())
                 .getJobExecutionResult()
                 .get();
         assertThat(WindowTable.diff(expected, table()))
@@ -148,7 +139,8 @@ class KafkaToPostgresIT {
         int half = input.records.size() / 2;
         input.produce(SERVICES.kafka().bootstrapServers(), topic, 0, half);
 
-        JobClient job = start(jobConfig(topic, "tm-loss"), OffsetsInitializer.offsets(input.endOffsets(topic)));
+        JobClient job =
+                TestJobs.startBounded(jobConfig(topic, "tm-loss"), OffsetsInitializer.offsets(input.endOffsets(topic)));
         JobID id = job.getJobID();
         awaitRowsAndCheckpoint(cluster, id);
 
@@ -189,7 +181,7 @@ class KafkaToPostgresIT {
         DeterministicInput input = DeterministicInput.of(events, WINDOW, 2);
         input.produce(SERVICES.kafka().bootstrapServers(), topic, 0, input.records.size());
 
-        start(jobConfig(topic, "line-change"), OffsetsInitializer.latest())
+        TestJobs.startBounded(jobConfig(topic, "line-change"), OffsetsInitializer.latest())
                 .getJobExecutionResult()
                 .get();
         Map<String, Row> table = table();

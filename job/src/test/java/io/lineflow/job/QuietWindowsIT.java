@@ -19,13 +19,10 @@ import io.lineflow.testing.TestServices;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.StateRecoveryOptions;
-import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
@@ -74,19 +71,6 @@ class QuietWindowsIT {
                 .set(LineflowOptions.IDLE_EMIT.key(), idleEmit)
                 .checkpoints(Duration.ofMillis(300), WORK.resolve("checkpoints"))
                 .load();
-    }
-
-    private static JobClient start(Configuration conf, KafkaSource<ParsedRecord> source, String restoreFrom)
-            throws Exception {
-        Configuration envConf = new Configuration();
-        if (restoreFrom != null) {
-            envConf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom);
-        }
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(envConf);
-        env.setParallelism(2);
-        LineflowJob.configure(env, conf);
-        LineflowJob.attach(env, conf, source);
-        return env.executeAsync(conf.get(LineflowOptions.JOB_NAME));
     }
 
     private static Map<String, Row> table() throws Exception {
@@ -159,7 +143,7 @@ class QuietWindowsIT {
 
         // Run until a checkpoint holds the whole input (its offsets are committed), then stop,
         // before the idle emission: as a restart during a quiet shift.
-        JobClient first = start(conf, LineflowJob.kafkaSource(conf).build(), null);
+        JobClient first = TestJobs.start(conf, LineflowJob.kafkaSource(conf).build(), null);
         awaitCommitted("restore", input.endOffsets(topic));
         first.cancel().get();
         assertThat(table().keySet())
@@ -171,7 +155,7 @@ class QuietWindowsIT {
                 .getHistory()
                 .getLatestCompletedCheckpoint();
 
-        JobClient second = start(conf, LineflowJob.kafkaSource(conf).build(), latest.getExternalPath());
+        JobClient second = TestJobs.start(conf, LineflowJob.kafkaSource(conf).build(), latest.getExternalPath());
         long tookMillis = awaitRows(last, Duration.ofSeconds(90));
         second.cancel().get();
         assertThat(tookMillis).as("ms until the last windows were written").isLessThan(60_000);
@@ -189,7 +173,7 @@ class QuietWindowsIT {
         input.produce(SERVICES.kafka().bootstrapServers(), topic, 0, half);
         Configuration conf = jobConfig(topic, "pause", "2 s");
 
-        JobClient job = start(
+        JobClient job = TestJobs.start(
                 conf,
                 LineflowJob.kafkaSource(conf)
                         .setBounded(OffsetsInitializer.offsets(input.endOffsets(topic)))
