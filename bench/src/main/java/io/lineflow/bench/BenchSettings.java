@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** The benchmark's sizes, from {@code --name value} arguments; defaults are the full run. D: a duration such as {@code 10 s}. */
+/** The benchmark's sizes, from {@code --name value} arguments; defaults are the full run. */
 public final class BenchSettings {
     /** Events pre-loaded into the throughput topic. */
     public long events = 2_000_000;
