@@ -7,6 +7,8 @@ import io.lineflow.testing.Commands;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.ExpectedWindows;
 
+import org.apache.flink.util.TimeUtils;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
@@ -271,7 +274,7 @@ final class KubernetesDrill {
             case NODE_RESTART ->
                 log(
                         "  %s",
-                        Commands.run(Path.of("."), Duration.ofMinutes(5), List.of(s.clusterScript(), "restart-node"))
+                        Commands.run(Path.of("."), Duration.ofMinutes(10), List.of(s.clusterScript(), "restart-node"))
                                 .trim());
             default -> throw new IllegalStateException("nothing to inject for " + fault.id);
         }
@@ -518,12 +521,25 @@ final class KubernetesDrill {
         System.out.printf(format + "%n", args);
     }
 
+    /**
+     * How long a kubectl call may run before it is killed: 90 s, plus the wait it was given
+     * ({@code --timeout=180s} on a delete that waits).
+     */
+    static Duration processLimit(String... kubectlArgs) {
+        Duration wait = Arrays.stream(kubectlArgs)
+                .filter(a -> a.startsWith("--timeout="))
+                .map(a -> TimeUtils.parseDuration(a.substring("--timeout=".length())))
+                .findFirst()
+                .orElse(Duration.ZERO);
+        return Duration.ofSeconds(90).plus(wait);
+    }
+
     /** kubectl against the cluster of {@code KUBECONFIG}, in one namespace. */
     private record Kubectl(String kubectl, String namespace) {
         String run(String... args) {
             List<String> command = new ArrayList<>(List.of(kubectl, "-n", namespace, "--request-timeout=30s"));
             command.addAll(List.of(args));
-            return Commands.run(Path.of("."), Duration.ofSeconds(90), command);
+            return Commands.run(Path.of("."), processLimit(args), command);
         }
 
         /** {@code kubectl get …}, empty when it fails (e.g. the API server is restarting). */
