@@ -161,8 +161,8 @@ RECONCILER_IMAGE ?=
 RECONCILER_BASE_IMAGE ?= eclipse-temurin:17-jre
 
 .PHONY: job-install
-job-install: ## Install the rules, the test kit and the job in the local Maven repository (the reconciler and its tests use them).
-	$(MVN) -q -pl job,testkit -am -DskipTests install
+job-install: ## Install the rules, the test kit, the Flink REST client and the job in the local Maven repository (the reconciler and its tests use them).
+	$(MVN) -q -pl job,testkit,flink-rest -am -DskipTests install
 
 .PHONY: reconciler-build
 reconciler-build: job-install ## Compile the reconciler and write its runtime classpath (used by the targets below).

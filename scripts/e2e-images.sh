@@ -360,8 +360,9 @@ jre_image() {
 # The reconciler exactly as `make reconciler-image-tar` builds it, on the JRE stand-in.
 reconciler_image() {
   local start=$SECONDS key
-  key="$( (cat "$JRE_TAR.key" "$ROOT/pom.xml" "$ROOT/job/pom.xml" "$ROOT/reconciler/pom.xml"
-          find "$ROOT/reconciler/src/main" "$ROOT/job/src/main" -type f | sort | xargs cat) | sha)"
+  # Everything the image carries: the reconciler and the modules it depends on.
+  key="$( (cat "$JRE_TAR.key" "$ROOT/pom.xml" "$ROOT"/{rules,flink-rest,job,reconciler}/pom.xml
+          find "$ROOT"/{rules,flink-rest,job,reconciler}/src/main -type f | sort | xargs cat) | sha)"
   if [[ -s "$RECONCILER_TAR" && "$(cat "$RECONCILER_TAR.key" 2>/dev/null)" == "$key" ]]; then
     log "$RECONCILER_IMAGE is up to date: $RECONCILER_TAR"; return 0
   fi

@@ -1,10 +1,10 @@
 package io.lineflow.bench;
 
+import io.lineflow.flinkrest.CheckpointStats;
 import io.lineflow.rules.event.DeviceEvent;
 import io.lineflow.rules.event.EventType;
 import io.lineflow.testing.EmbeddedKafka;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -93,39 +93,37 @@ public final class CheckpointCost {
             long deadline = System.nanoTime()
                     + (s.checkpoints + WARM_UP) * s.checkpointCostIntervalMs * 1_000_000L * 5
                     + 180_000_000_000L;
-            JsonNode stats;
+            CheckpointStats stats;
             while (true) {
-                // Empty while the job is still being scheduled.
+                // None while the job is still being scheduled.
                 stats = flink.checkpointStats(job.getJobID());
-                if (stats.path("counts").path("completed").asLong() >= s.checkpoints + WARM_UP) {
+                if (stats.counts().completed() >= s.checkpoints + WARM_UP) {
                     break;
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException(
-                            backend + ": only " + stats.path("counts") + " checkpoints before the deadline");
+                            backend + ": only " + stats.counts() + " checkpoints before the deadline");
                 }
                 Thread.sleep(200);
             }
-            List<JsonNode> completed = new ArrayList<>();
-            for (JsonNode h : stats.path("history")) {
-                long id = h.path("id").asLong();
-                if ("COMPLETED".equals(h.path("status").asText()) && id > WARM_UP && id <= WARM_UP + s.checkpoints) {
+            List<CheckpointStats.Checkpoint> completed = new ArrayList<>();
+            for (CheckpointStats.Checkpoint h : stats.history()) {
+                if ("COMPLETED".equals(h.status()) && h.id() > WARM_UP && h.id() <= WARM_UP + s.checkpoints) {
                     completed.add(h);
                 }
             }
-            for (JsonNode h : completed) {
-                result.durationMs.add(h.path("end_to_end_duration").asDouble());
-                result.fullSize.add(h.path("state_size").asDouble());
-                result.checkpointedSize.add(h.path("checkpointed_size").asDouble());
+            for (CheckpointStats.Checkpoint h : completed) {
+                result.durationMs.add((double) h.endToEndDuration());
+                result.fullSize.add((double) h.stateSize());
+                result.checkpointedSize.add((double) h.checkpointedSize());
             }
-            completed.sort(Comparator.comparingLong(h -> h.path("id").asLong()));
+            completed.sort(Comparator.comparingLong(CheckpointStats.Checkpoint::id));
             if (!completed.isEmpty()) {
                 // The job keeps up with ~2,000 events/s, so what was sent before a checkpoint was
                 // triggered is in its state, give or take one batch of 200.
-                JsonNode last = completed.get(completed.size() - 1);
-                long held = (long) s.checkpointDevices * s.checkpointEvents
-                        + sentBefore(sent, last.path("trigger_timestamp").asLong());
-                result.bytesPerOpenEvent = last.path("state_size").asDouble() / held;
+                CheckpointStats.Checkpoint last = completed.get(completed.size() - 1);
+                long held = (long) s.checkpointDevices * s.checkpointEvents + sentBefore(sent, last.triggerTimestamp());
+                result.bytesPerOpenEvent = (double) last.stateSize() / held;
             }
         } finally {
             stop.set(true);

@@ -1,11 +1,12 @@
 package io.lineflow.bench;
 
+import io.lineflow.flinkrest.CheckpointStats;
+import io.lineflow.flinkrest.FlinkRest;
+import io.lineflow.flinkrest.FlinkRestException;
 import io.lineflow.job.LineflowJob;
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -24,10 +25,6 @@ import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -36,12 +33,11 @@ import java.time.Duration;
  * on which lineflow's job and the Flink SQL query run, each bounded to the pre-loaded offsets.
  */
 public final class FlinkRuns implements AutoCloseable {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final MiniCluster cluster;
     private final int parallelism;
     private final Path workDir;
-    private final HttpClient http = HttpClient.newHttpClient();
+    private final FlinkRest rest = new FlinkRest(Duration.ofSeconds(10));
     private int runs;
 
     public FlinkRuns(int parallelism, Path workDir) throws Exception {
@@ -186,26 +182,21 @@ public final class FlinkRuns implements AutoCloseable {
     }
 
     /**
-     * {@code GET /jobs/<id>/checkpoints} from the cluster's REST API; an empty object while the
-     * job is not running yet (the JobManager answers 500 until it is).
+     * The job's checkpoint statistics from the cluster's REST API; {@link CheckpointStats#NONE}
+     * while the job is not running yet (the JobManager answers 500 until it is).
      */
-    public JsonNode checkpointStats(JobID id) throws Exception {
+    public CheckpointStats checkpointStats(JobID id) throws Exception {
         if (cluster.getJobStatus(id).get() != JobStatus.RUNNING) {
-            return JSON.createObjectNode();
+            return CheckpointStats.NONE;
         }
-        URI base = cluster.getRestAddress().get();
-        HttpResponse<String> r = http.send(
-                HttpRequest.newBuilder(base.resolve("/jobs/" + id + "/checkpoints"))
-                        .timeout(Duration.ofSeconds(10))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() == 500 && r.body().contains("initializing")) {
-            return JSON.createObjectNode();
+        try {
+            return rest.checkpoints(cluster.getRestAddress().get().toString(), id.toHexString());
+        } catch (FlinkRestException e) {
+            if (e.status() == 500 && e.getMessage().contains("initializing")) {
+                return CheckpointStats.NONE;
+            }
+            throw e;
         }
-        if (r.statusCode() != 200) {
-            throw new IllegalStateException("REST " + r.statusCode() + ": " + r.body());
-        }
-        return JSON.readTree(r.body());
     }
 
     @Override

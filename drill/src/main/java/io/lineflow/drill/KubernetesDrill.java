@@ -246,7 +246,7 @@ final class KubernetesDrill {
             case DB_OUTAGE -> {
                 services("postgres/stop");
                 log("  PostgreSQL stopped for 15 s");
-                FlinkRest.sleep(15_000);
+                Pause.sleep(15_000);
                 services("postgres/start");
                 log("  PostgreSQL back");
             }
@@ -261,7 +261,7 @@ final class KubernetesDrill {
                         "lifecycle SUSPENDED",
                         () -> "SUSPENDED".equals(k8s.fd("{.status.lifecycleState}")));
                 log("  suspended; resuming in 10 s");
-                FlinkRest.sleep(10_000);
+                Pause.sleep(10_000);
                 k8s.run("patch", FD, "--type", "merge", "-p", "{\"spec\":{\"job\":{\"state\":\"running\"}}}");
                 return deployed("\"state\":\"running\"");
             }
@@ -384,7 +384,7 @@ final class KubernetesDrill {
         }
         await(Duration.ofMinutes(10), "the control's job RUNNING", () -> "RUNNING".equals(k8s.jobState()));
         // Reading from the latest offset: give the source time to be assigned its partitions.
-        FlinkRest.sleep(20_000);
+        Pause.sleep(20_000);
     }
 
     /**
@@ -411,7 +411,7 @@ final class KubernetesDrill {
                         ScenarioRunner.seconds(System.currentTimeMillis() - applied));
                 return;
             }
-            FlinkRest.sleep(1000);
+            Pause.sleep(1000);
         }
         result.error =
                 "the reconciler did not report CHECKPOINTING_DISABLED as an Event and in its summary within 30 s";
@@ -431,7 +431,7 @@ final class KubernetesDrill {
             if (status.equals("HEALTHY")) {
                 return;
             }
-            FlinkRest.sleep(3000);
+            Pause.sleep(3000);
         }
         result.problems.add("RECONCILER reports '" + status + "', not HEALTHY, 120 s after the table settled");
     }
@@ -465,7 +465,7 @@ final class KubernetesDrill {
                 result.outputGapMillis = first - injectedAt;
                 return;
             }
-            FlinkRest.sleep(1000);
+            Pause.sleep(1000);
         }
     }
 
@@ -513,7 +513,7 @@ final class KubernetesDrill {
             if (System.currentTimeMillis() > deadline) {
                 throw new IllegalStateException(what + ": not within " + timeout.toSeconds() + " s");
             }
-            FlinkRest.sleep(2000);
+            Pause.sleep(2000);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.lineflow.drill;
 
+import io.lineflow.flinkrest.FlinkRest;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
 import io.lineflow.testing.JdkOpens;
@@ -44,7 +45,7 @@ final class LocalCluster implements AutoCloseable {
     private final List<ManagedProcess> jobManagers = new ArrayList<>();
     private final List<String> jobManagerRest = new ArrayList<>();
     private final List<ManagedProcess> taskManagers = new ArrayList<>();
-    private final FlinkRest rest = new FlinkRest();
+    private final FlinkRest rest = new FlinkRest(Duration.ofSeconds(5));
     private ManagedProcess zookeeper;
     private ManagedProcess kafka;
     private EmbeddedPostgresServer postgres;
@@ -162,10 +163,10 @@ final class LocalCluster implements AutoCloseable {
         }
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
         while (System.nanoTime() < deadline) {
-            if (anyRest().map(rest::taskManagers).orElse(0) >= 2) {
+            if (anyRest().map(this::taskManagers).orElse(0) >= 2) {
                 return;
             }
-            FlinkRest.sleep(500);
+            Pause.sleep(500);
         }
         throw new IllegalStateException("Flink cluster did not come up; logs in " + dir);
     }
@@ -334,11 +335,19 @@ final class LocalCluster implements AutoCloseable {
         return leader;
     }
 
+    /** How many TaskManagers the JobManager behind {@code base} knows; 0 while it cannot tell. */
+    private int taskManagers(String base) {
+        try {
+            return rest.taskManagers(base);
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
     /** A REST endpoint of a live JobManager, any will do (they forward to the leader). */
     java.util.Optional<String> anyRest() {
         for (int i = 0; i < jobManagers.size(); i++) {
-            if (jobManagers.get(i).alive()
-                    && rest.get(jobManagerRest.get(i) + "/config").isPresent()) {
+            if (jobManagers.get(i).alive() && rest.answers(jobManagerRest.get(i))) {
                 return java.util.Optional.of(jobManagerRest.get(i));
             }
         }
@@ -408,7 +417,7 @@ final class LocalCluster implements AutoCloseable {
             if (!p.alive()) {
                 throw new IllegalStateException(p + " died; see " + p.log);
             }
-            FlinkRest.sleep(200);
+            Pause.sleep(200);
         }
         throw new IllegalStateException(p + " not ready within " + timeout + "; see " + p.log);
     }

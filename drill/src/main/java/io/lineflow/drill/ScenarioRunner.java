@@ -1,5 +1,8 @@
 package io.lineflow.drill;
 
+import io.lineflow.flinkrest.FlinkRest;
+import io.lineflow.flinkrest.JobDetails;
+import io.lineflow.job.LineflowJob;
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.Rules;
@@ -37,6 +40,9 @@ final class ScenarioRunner {
 
     static final long T0 = Instant.parse("2026-11-01T00:00:00Z").toEpochMilli();
     private static final String TOPIC = "device-events";
+    /** The job's main class: the drill runs the jar a user would upload. */
+    private static final String ENTRY_CLASS = LineflowJob.class.getName();
+
     private static final int PARTITIONS = 4;
     private static final String HA_NAMESPACE = "lineflow-drill";
 
@@ -66,7 +72,7 @@ final class ScenarioRunner {
 
     private final Settings settings;
     private final Consumer<String> log;
-    private final FlinkRest rest = new FlinkRest();
+    private final FlinkRest rest = new FlinkRest(Duration.ofSeconds(5));
 
     ScenarioRunner(Settings settings, Consumer<String> log) {
         this.settings = settings;
@@ -143,7 +149,7 @@ final class ScenarioRunner {
         args.addAll(scenario.jobArgs);
         String base = cluster.anyRest().orElseThrow();
         String jarId = rest.uploadJar(base, settings.jobJar);
-        AtomicReference<String> jobId = new AtomicReference<>(rest.runJar(base, jarId, args, 2, null));
+        AtomicReference<String> jobId = new AtomicReference<>(rest.runJar(base, jarId, ENTRY_CLASS, args, 2, null));
         awaitRunning(cluster, jobId.get(), Duration.ofMinutes(2));
         log.accept("  job " + jobId.get() + " running; producing " + settings.windows + " windows of input");
 
@@ -206,14 +212,15 @@ final class ScenarioRunner {
                         latestCheckpoint(cluster.dir().resolve("checkpoints").resolve(oldJob));
                 String base = cluster.anyRest().orElseThrow();
                 String jar = rest.uploadJar(base, settings.jobJar);
-                jobId.set(rest.runJar(base, jar, args, 2, checkpoint.toUri().toString()));
+                jobId.set(rest.runJar(
+                        base, jar, ENTRY_CLASS, args, 2, checkpoint.toUri().toString()));
                 log.accept("  fresh cluster; job " + jobId.get() + " restored from " + checkpoint.getFileName());
                 break;
             }
             case DB_OUTAGE:
                 cluster.stopPostgres();
                 log.accept("  PostgreSQL stopped for 15 s");
-                FlinkRest.sleep(15_000);
+                Pause.sleep(15_000);
                 cluster.startPostgres();
                 log.accept("  PostgreSQL back");
                 break;
@@ -226,9 +233,10 @@ final class ScenarioRunner {
                 String savepoint = rest.stopWithSavepoint(
                         base,
                         jobId.get(),
-                        cluster.dir().resolve("savepoints").toUri().toString());
+                        cluster.dir().resolve("savepoints").toUri().toString(),
+                        Duration.ofMinutes(2));
                 String jar = rest.uploadJar(base, settings.upgradeJar);
-                jobId.set(rest.runJar(base, jar, args, 4, savepoint));
+                jobId.set(rest.runJar(base, jar, ENTRY_CLASS, args, 4, savepoint));
                 log.accept("  stopped with savepoint; job " + jobId.get() + " restored from it at parallelism 4");
                 break;
             }
@@ -248,13 +256,13 @@ final class ScenarioRunner {
         long outputAfter = injectedAt;
         while (System.currentTimeMillis() < deadline) {
             long now = System.currentTimeMillis();
-            Optional<FlinkRest.JobStatus> s = cluster.anyRest().flatMap(b -> rest.job(b, jobId));
+            Optional<JobDetails> s = cluster.anyRest().flatMap(b -> job(b, jobId));
             if (s.isEmpty() || !s.get().running()) {
                 interrupted = true;
-            } else if (result.recoveryMillis == null && (interrupted || s.get().runningSince >= injectedAt)) {
+            } else if (result.recoveryMillis == null && (interrupted || s.get().runningSince() >= injectedAt)) {
                 interrupted = true;
                 result.recoveryMillis = now - injectedAt;
-                outputAfter = Math.max(injectedAt, s.get().runningSince);
+                outputAfter = Math.max(injectedAt, s.get().runningSince());
             }
             boolean settled = result.recoveryMillis != null || (!interrupted && now - injectedAt > 30_000);
             Long first = settled ? TableCheck.firstRowWrittenAfter(cluster.postgres()::connect, outputAfter) : null;
@@ -262,7 +270,7 @@ final class ScenarioRunner {
                 result.outputGapMillis = first - injectedAt;
                 return;
             }
-            FlinkRest.sleep(250);
+            Pause.sleep(250);
         }
     }
 
@@ -270,14 +278,23 @@ final class ScenarioRunner {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (cluster.anyRest()
-                    .flatMap(b -> rest.job(b, jobId))
-                    .map(FlinkRest.JobStatus::running)
+                    .flatMap(b -> job(b, jobId))
+                    .map(JobDetails::running)
                     .orElse(false)) {
                 return;
             }
-            FlinkRest.sleep(250);
+            Pause.sleep(250);
         }
         throw new IllegalStateException("job " + jobId + " not running within " + timeout);
+    }
+
+    /** The job as the endpoint reports it; empty while the endpoint cannot tell (restarting, failing over). */
+    private Optional<JobDetails> job(String base, String jobId) {
+        try {
+            return Optional.of(rest.job(base, jobId));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
     }
 
     /** The newest retained checkpoint of a job: {@code chk-N} with the highest N and metadata. */

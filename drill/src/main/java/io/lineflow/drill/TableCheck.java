@@ -79,7 +79,7 @@ final class TableCheck {
                 }
                 long wait = start + totalMillis * i / n - System.currentTimeMillis();
                 if (wait > 0) {
-                    FlinkRest.sleep(wait);
+                    Pause.sleep(wait);
                 }
                 DeterministicInput.Record r = input.records.get(i);
                 p.send(

@@ -1,5 +1,7 @@
 package io.lineflow.local;
 
+import io.lineflow.flinkrest.CheckpointStats;
+import io.lineflow.flinkrest.FlinkRest;
 import io.lineflow.job.LineflowJob;
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
@@ -10,8 +12,6 @@ import io.lineflow.testing.CommandLines;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -26,10 +26,6 @@ import sun.misc.Signal;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -64,9 +60,7 @@ public final class LocalRun {
 
     private final Map<String, String> opts;
     private final List<AutoCloseable> resources = new ArrayList<>();
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private final ObjectMapper mapper = new ObjectMapper();
+    private final FlinkRest rest = new FlinkRest(Duration.ofSeconds(2));
     private String lastCheckpoints = "none yet";
 
     private LocalRun(Map<String, String> opts) {
@@ -335,30 +329,13 @@ public final class LocalRun {
         }
     }
 
-    private String checkpoints(JobClient job, String rest) {
-        JsonNode j = get(rest + "/jobs/" + job.getJobID() + "/checkpoints");
-        if (j == null) {
-            return "n/a";
-        }
-        return String.format(
-                "%d completed, %d failed",
-                j.path("counts").path("completed").asLong(),
-                j.path("counts").path("failed").asLong());
-    }
-
-    private JsonNode get(String url) {
+    private String checkpoints(JobClient job, String base) {
         try {
-            HttpResponse<String> r = http.send(
-                    HttpRequest.newBuilder(URI.create(url))
-                            .timeout(Duration.ofSeconds(2))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return r.statusCode() == 200 ? mapper.readTree(r.body()) : null;
+            CheckpointStats.Counts counts =
+                    rest.checkpoints(base, job.getJobID().toHexString()).counts();
+            return String.format("%d completed, %d failed", counts.completed(), counts.failed());
         } catch (IOException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
+            return "n/a";
         }
     }
 
