@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Arrays;
 
 /**
  * Reads and writes the device event JSON format with Jackson's streaming API (no data binding, so
@@ -29,6 +30,9 @@ public final class DeviceEventJson implements Serializable {
     private static final JsonFactory JSON = new JsonFactory();
     private static final Instant MIN_MILLIS = Instant.ofEpochMilli(Long.MIN_VALUE);
     private static final Instant MAX_MILLIS = Instant.ofEpochMilli(Long.MAX_VALUE);
+    private static final EventType[] TYPES = EventType.values();
+    private static final char[][] TYPE_NAMES =
+            Arrays.stream(TYPES).map(t -> t.name().toCharArray()).toArray(char[][]::new);
 
     private final int maxBytes;
     private final long earliestMillis;
@@ -62,7 +66,9 @@ public final class DeviceEventJson implements Serializable {
         }
         DeviceEvent event = new DeviceEvent();
         event.count = 1;
-        String type = null;
+        EventType type = null;
+        // The text of a type that names none of EventType's, kept for the rejection's detail.
+        String unknownType = null;
         boolean hasTs = false;
         // An event time epoch milliseconds cannot hold (e.g. the year 300000000).
         boolean tsBeyondLong = false;
@@ -70,8 +76,10 @@ public final class DeviceEventJson implements Serializable {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return reject.because(RejectReason.MALFORMED_JSON, "not a JSON object");
             }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String field = p.getCurrentName();
+            // nextFieldName reads a name and the start of its value in one call; the name is
+            // Jackson's canonical String, so the switch's equals ends at the identity check.
+            String field;
+            while ((field = p.nextFieldName()) != null) {
                 JsonToken t = p.nextToken();
                 switch (field) {
                     case "eventId":
@@ -84,7 +92,12 @@ public final class DeviceEventJson implements Serializable {
                         event.lineId = text(p, t, field);
                         break;
                     case "type":
-                        type = text(p, t, field);
+                        type = null;
+                        unknownType = null;
+                        if (t != JsonToken.VALUE_NULL) {
+                            type = eventType(p, t, field);
+                            unknownType = type == null ? p.getText() : null;
+                        }
                         break;
                     case "reason":
                         event.reason = text(p, t, field);
@@ -138,15 +151,16 @@ public final class DeviceEventJson implements Serializable {
                 ? "eventId"
                 : event.deviceId == null
                         ? "deviceId"
-                        : event.lineId == null ? "lineId" : type == null ? "type" : !hasTs ? "ts" : null;
+                        : event.lineId == null
+                                ? "lineId"
+                                : type == null && unknownType == null ? "type" : !hasTs ? "ts" : null;
         if (missing != null) {
             return reject.because(RejectReason.MISSING_FIELD, missing + " is missing");
         }
-        try {
-            event.type = EventType.valueOf(type);
-        } catch (IllegalArgumentException e) {
-            return reject.because(RejectReason.UNKNOWN_TYPE, "type '" + type + "' is unknown");
+        if (type == null) {
+            return reject.because(RejectReason.UNKNOWN_TYPE, "type '" + unknownType + "' is unknown");
         }
+        event.type = type;
         String invalid = textProblem(
                 "eventId",
                 event.eventId,
@@ -171,10 +185,14 @@ public final class DeviceEventJson implements Serializable {
                     "ts " + Instant.ofEpochMilli(event.ts) + " is more than " + maxFutureMillis / 1000 + " s ahead of "
                             + Instant.ofEpochMilli(nowMillis));
         }
-        String keyText = new String(key, StandardCharsets.UTF_8);
-        if (!keyText.equals(event.deviceId)) {
-            return reject.because(
-                    RejectReason.KEY_MISMATCH, "key '" + keyText + "' differs from deviceId '" + event.deviceId + "'");
+        // Keys are nearly always the ASCII id: only other keys are decoded (and quoted if they differ).
+        if (!isAsciiOf(key, event.deviceId)) {
+            String keyText = new String(key, StandardCharsets.UTF_8);
+            if (!keyText.equals(event.deviceId)) {
+                return reject.because(
+                        RejectReason.KEY_MISMATCH,
+                        "key '" + keyText + "' differs from deviceId '" + event.deviceId + "'");
+            }
         }
         return ParsedRecord.accepted(event.at(topic, partition, offset));
     }
@@ -217,6 +235,41 @@ public final class DeviceEventJson implements Serializable {
             throw new WrongType(field, "a string");
         }
         return p.getText();
+    }
+
+    /**
+     * The type a string token names, or null if none: compares the parser's chars with the names,
+     * so a known type (nearly every record) costs no String.
+     */
+    private static EventType eventType(JsonParser p, JsonToken t, String field) throws IOException {
+        if (t != JsonToken.VALUE_STRING) {
+            throw new WrongType(field, "a string");
+        }
+        char[] chars = p.getTextCharacters();
+        int from = p.getTextOffset();
+        int to = from + p.getTextLength();
+        for (int i = 0; i < TYPES.length; i++) {
+            if (Arrays.equals(chars, from, to, TYPE_NAMES[i], 0, TYPE_NAMES[i].length)) {
+                return TYPES[i];
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether {@code key} is the ASCII encoding of {@code text}. If so it is also its UTF-8, so the
+     * key matches without being decoded; a byte of 0x80 or more never equals a char here.
+     */
+    private static boolean isAsciiOf(byte[] key, String text) {
+        if (key.length != text.length()) {
+            return false;
+        }
+        for (int i = 0; i < key.length; i++) {
+            if (key[i] != text.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static Instant parseInstant(String text) throws WrongType {

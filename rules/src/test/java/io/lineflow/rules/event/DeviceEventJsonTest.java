@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -161,6 +163,66 @@ class DeviceEventJsonTest {
         assertThat(r.isAccepted()).as("accepted: %s", r).isFalse();
         assertThat(r.rejected.reason.name()).isEqualTo(reason);
         assertThat(r.rejected.raw).isEqualTo(value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String withType(String typeJson) {
+        return "{\"eventId\":\"e\",\"deviceId\":\"d1\",\"lineId\":\"L1\",\"type\":" + typeJson
+                + ",\"ts\":1764504000000}";
+    }
+
+    @ParameterizedTest
+    @EnumSource(EventType.class)
+    void everyEventTypeIsReadByItsName(EventType type) {
+        assertThat(parse("d1", withType("\"" + type.name() + "\"")).event.type).isEqualTo(type);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"PIECE_PRODUCE", "PIECE_PRODUCEDX", "DOWNTIME_EN", "DOWNTIME_ENDS", "piece_produced", ""})
+    void aTypeThatIsOnlyPartOrMoreOfAKnownNameIsUnknown(String type) {
+        ParsedRecord r = parse("d1", withType("\"" + type + "\""));
+        assertThat(r.rejected.reason).isEqualTo(RejectReason.UNKNOWN_TYPE);
+        assertThat(r.rejected.detail).isEqualTo("type '" + type + "' is unknown");
+    }
+
+    @Test
+    void aTypeWrittenWithAnEscapeIsReadAsTheNameItSpells() {
+        assertThat(parse("d1", withType("\"PIECE\\u005fPRODUCED\"")).event.type).isEqualTo(EventType.PIECE_PRODUCED);
+    }
+
+    @Test
+    void aLaterTypeReplacesAnEarlierOne() {
+        String value = withType("\"EXPLODED\"").replace("{", "{\"type\":\"DOWNTIME_END\",");
+        assertThat(parse("d1", value).rejected.detail).isEqualTo("type 'EXPLODED' is unknown");
+        value = withType("\"DOWNTIME_END\"").replace("{", "{\"type\":\"EXPLODED\",");
+        assertThat(parse("d1", value).event.type).isEqualTo(EventType.DOWNTIME_END);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"\"presse-é\"", "\"presse-\\u00e9\""})
+    void aNonAsciiKeyMatchesTheDeviceIdItEncodes(String deviceIdJson) {
+        ParsedRecord r = parse("presse-é", event(deviceIdJson, "\"L1\"", "1764504000000"));
+        assertThat(r.isAccepted()).as("%s", r).isTrue();
+        assertThat(r.event.deviceId).isEqualTo("presse-é");
+    }
+
+    static Stream<Arguments> keyMismatches() {
+        return Stream.of(
+                Arguments.of("presse-è".getBytes(StandardCharsets.UTF_8), "presse-é", "presse-è"),
+                // As many bytes as the id has chars, but not its UTF-8.
+                Arguments.of("presse-x".getBytes(StandardCharsets.UTF_8), "presse-é", "presse-x"),
+                // é in ISO-8859-1: not UTF-8, so it decodes to U+FFFD, not to é.
+                Arguments.of(new byte[] {'d', (byte) 0xE9}, "dé", "d\uFFFD"),
+                Arguments.of("d2".getBytes(StandardCharsets.UTF_8), "d1", "d2"),
+                Arguments.of("d1 ".getBytes(StandardCharsets.UTF_8), "d1", "d1 "));
+    }
+
+    @ParameterizedTest
+    @MethodSource("keyMismatches")
+    void aKeyThatIsNotTheDeviceIdInUtf8IsAMismatchQuotingItsText(byte[] key, String deviceId, String keyText) {
+        String value = event("\"" + deviceId + "\"", "\"L1\"", "1764504000000");
+        ParsedRecord r = JSON.parse(key, value.getBytes(StandardCharsets.UTF_8), "device-events", 3, 42, NOW);
+        assertThat(r.rejected.reason).isEqualTo(RejectReason.KEY_MISMATCH);
+        assertThat(r.rejected.detail).isEqualTo("key '" + keyText + "' differs from deviceId '" + deviceId + "'");
     }
 
     @Test
