@@ -17,7 +17,9 @@ import java.util.Arrays;
 
 /**
  * Reads and writes the device event JSON format with Jackson's streaming API (no data binding, so
- * one pass over the bytes and no reflection per record).
+ * one pass over the bytes and no reflection per record). Jackson defines the format; a record in
+ * the plain form {@link #toJson} writes, nearly every one, is read by {@link PlainEventReader}
+ * instead, to the same fields without the cost of a parser.
  *
  * <p>{@link #parse} never throws: every way a record can be wrong ends as a {@link RejectedEvent}
  * with its reason and the raw bytes. An accepted event is one every later step can take: its ids
@@ -64,103 +66,29 @@ public final class DeviceEventJson implements Serializable {
         if (key == null) {
             return reject.because(RejectReason.NULL_KEY, "record key is null; expected the device id");
         }
-        DeviceEvent event = new DeviceEvent();
-        event.count = 1;
-        EventType type = null;
-        // The text of a type that names none of EventType's, kept for the rejection's detail.
-        String unknownType = null;
-        boolean hasTs = false;
-        // An event time epoch milliseconds cannot hold (e.g. the year 300000000).
-        boolean tsBeyondLong = false;
-        try (JsonParser p = JSON.createParser(value)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return reject.because(RejectReason.MALFORMED_JSON, "not a JSON object");
+        Fields f = PlainEventReader.read(value);
+        if (f == null) { // not plain: Jackson reads it, or rejects it as malformed or mistyped
+            f = new Fields();
+            ParsedRecord rejected = readWithJackson(value, f, reject);
+            if (rejected != null) {
+                return rejected;
             }
-            // nextFieldName reads a name and the start of its value in one call; the name is
-            // Jackson's canonical String, so the switch's equals ends at the identity check.
-            String field;
-            while ((field = p.nextFieldName()) != null) {
-                JsonToken t = p.nextToken();
-                switch (field) {
-                    case "eventId":
-                        event.eventId = text(p, t, field);
-                        break;
-                    case "deviceId":
-                        event.deviceId = text(p, t, field);
-                        break;
-                    case "lineId":
-                        event.lineId = text(p, t, field);
-                        break;
-                    case "type":
-                        type = null;
-                        unknownType = null;
-                        if (t != JsonToken.VALUE_NULL) {
-                            type = eventType(p, t, field);
-                            unknownType = type == null ? p.getText() : null;
-                        }
-                        break;
-                    case "reason":
-                        event.reason = text(p, t, field);
-                        break;
-                    case "count":
-                        if (t != JsonToken.VALUE_NULL) {
-                            if (t != JsonToken.VALUE_NUMBER_INT
-                                    || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-                                throw new WrongType(field, "an integer up to " + Integer.MAX_VALUE);
-                            }
-                            long count = p.getLongValue();
-                            if (count < 0) {
-                                return reject.because(RejectReason.NEGATIVE_COUNT, "count is " + count);
-                            }
-                            if (count > Integer.MAX_VALUE) {
-                                throw new WrongType(field, "an integer up to " + Integer.MAX_VALUE);
-                            }
-                            event.count = (int) count;
-                        }
-                        break;
-                    case "ts":
-                        if (t == JsonToken.VALUE_NUMBER_INT) {
-                            tsBeyondLong = p.getNumberType() == JsonParser.NumberType.BIG_INTEGER;
-                            event.ts = tsBeyondLong ? 0 : p.getLongValue();
-                            hasTs = true;
-                        } else if (t == JsonToken.VALUE_STRING) {
-                            Instant at = parseInstant(p.getText());
-                            tsBeyondLong = at.isBefore(MIN_MILLIS) || at.isAfter(MAX_MILLIS);
-                            event.ts = tsBeyondLong ? 0 : at.toEpochMilli();
-                            hasTs = true;
-                        } else if (t != JsonToken.VALUE_NULL) {
-                            throw new WrongType(field, "an ISO-8601 instant or epoch milliseconds");
-                        }
-                        break;
-                    default:
-                        p.skipChildren(); // unknown fields are allowed and ignored
-                }
-            }
-            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
-                return reject.because(RejectReason.MALFORMED_JSON, "trailing content after the object");
-            }
-        } catch (WrongType e) {
-            return reject.because(RejectReason.WRONG_TYPE, e.getMessage());
-        } catch (JsonProcessingException e) {
-            return reject.because(RejectReason.MALFORMED_JSON, e.getOriginalMessage());
-        } catch (IOException e) {
-            return reject.because(RejectReason.MALFORMED_JSON, e.getMessage());
         }
-
+        DeviceEvent event = f.event;
         String missing = event.eventId == null
                 ? "eventId"
                 : event.deviceId == null
                         ? "deviceId"
                         : event.lineId == null
                                 ? "lineId"
-                                : type == null && unknownType == null ? "type" : !hasTs ? "ts" : null;
+                                : f.type == null && f.unknownType == null ? "type" : !f.hasTs ? "ts" : null;
         if (missing != null) {
             return reject.because(RejectReason.MISSING_FIELD, missing + " is missing");
         }
-        if (type == null) {
-            return reject.because(RejectReason.UNKNOWN_TYPE, "type '" + unknownType + "' is unknown");
+        if (f.type == null) {
+            return reject.because(RejectReason.UNKNOWN_TYPE, "type '" + f.unknownType + "' is unknown");
         }
-        event.type = type;
+        event.type = f.type;
         String invalid = textProblem(
                 "eventId",
                 event.eventId,
@@ -173,10 +101,10 @@ public final class DeviceEventJson implements Serializable {
         if (invalid != null) {
             return reject.because(RejectReason.INVALID_TEXT, invalid);
         }
-        if (tsBeyondLong || event.ts < earliestMillis) {
+        if (f.tsBeyondLong || event.ts < earliestMillis) {
             return reject.because(
                     RejectReason.TIMESTAMP_OUT_OF_RANGE,
-                    "ts " + (tsBeyondLong ? "does not fit in epoch milliseconds" : Instant.ofEpochMilli(event.ts))
+                    "ts " + (f.tsBeyondLong ? "does not fit in epoch milliseconds" : Instant.ofEpochMilli(event.ts))
                             + "; events from " + Instant.ofEpochMilli(earliestMillis) + " are counted");
         }
         if (event.ts > nowMillis + maxFutureMillis) {
@@ -195,6 +123,88 @@ public final class DeviceEventJson implements Serializable {
             }
         }
         return ParsedRecord.accepted(event.at(topic, partition, offset));
+    }
+
+    /**
+     * Reads the fields of a record that is not in the plain form into {@code f}; returns its
+     * rejection if the JSON or a field's type is wrong, else null.
+     */
+    private static ParsedRecord readWithJackson(byte[] value, Fields f, Rejector reject) {
+        try (JsonParser p = JSON.createParser(value)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return reject.because(RejectReason.MALFORMED_JSON, "not a JSON object");
+            }
+            // nextFieldName reads a name and the start of its value in one call; the name is
+            // Jackson's canonical String, so the switch's equals ends at the identity check.
+            String field;
+            while ((field = p.nextFieldName()) != null) {
+                JsonToken t = p.nextToken();
+                switch (field) {
+                    case "eventId":
+                        f.event.eventId = text(p, t, field);
+                        break;
+                    case "deviceId":
+                        f.event.deviceId = text(p, t, field);
+                        break;
+                    case "lineId":
+                        f.event.lineId = text(p, t, field);
+                        break;
+                    case "type":
+                        f.type = null;
+                        f.unknownType = null;
+                        if (t != JsonToken.VALUE_NULL) {
+                            f.type = eventType(p, t, field);
+                            f.unknownType = f.type == null ? p.getText() : null;
+                        }
+                        break;
+                    case "reason":
+                        f.event.reason = text(p, t, field);
+                        break;
+                    case "count":
+                        if (t != JsonToken.VALUE_NULL) {
+                            if (t != JsonToken.VALUE_NUMBER_INT
+                                    || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                                throw new WrongType(field, "an integer up to " + Integer.MAX_VALUE);
+                            }
+                            long count = p.getLongValue();
+                            if (count < 0) {
+                                return reject.because(RejectReason.NEGATIVE_COUNT, "count is " + count);
+                            }
+                            if (count > Integer.MAX_VALUE) {
+                                throw new WrongType(field, "an integer up to " + Integer.MAX_VALUE);
+                            }
+                            f.event.count = (int) count;
+                        }
+                        break;
+                    case "ts":
+                        if (t == JsonToken.VALUE_NUMBER_INT) {
+                            f.tsBeyondLong = p.getNumberType() == JsonParser.NumberType.BIG_INTEGER;
+                            f.event.ts = f.tsBeyondLong ? 0 : p.getLongValue();
+                            f.hasTs = true;
+                        } else if (t == JsonToken.VALUE_STRING) {
+                            Instant at = parseInstant(p.getText());
+                            f.tsBeyondLong = at.isBefore(MIN_MILLIS) || at.isAfter(MAX_MILLIS);
+                            f.event.ts = f.tsBeyondLong ? 0 : at.toEpochMilli();
+                            f.hasTs = true;
+                        } else if (t != JsonToken.VALUE_NULL) {
+                            throw new WrongType(field, "an ISO-8601 instant or epoch milliseconds");
+                        }
+                        break;
+                    default:
+                        p.skipChildren(); // unknown fields are allowed and ignored
+                }
+            }
+            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
+                return reject.because(RejectReason.MALFORMED_JSON, "trailing content after the object");
+            }
+        } catch (WrongType e) {
+            return reject.because(RejectReason.WRONG_TYPE, e.getMessage());
+        } catch (JsonProcessingException e) {
+            return reject.because(RejectReason.MALFORMED_JSON, e.getOriginalMessage());
+        } catch (IOException e) {
+            return reject.because(RejectReason.MALFORMED_JSON, e.getMessage());
+        }
+        return null;
     }
 
     /** Writes an event in the wire format, with {@code ts} as epoch milliseconds. */
@@ -277,6 +287,22 @@ public final class DeviceEventJson implements Serializable {
             return Instant.parse(text);
         } catch (DateTimeParseException e) {
             throw new WrongType("ts", "an ISO-8601 instant such as 2026-11-01T10:30:36.123Z");
+        }
+    }
+
+    /** A record's fields as read, before the checks that need all of them. */
+    static final class Fields {
+        final DeviceEvent event = new DeviceEvent();
+        EventType type;
+        /** The text of a type that names none of EventType's, kept for the rejection's detail. */
+        String unknownType;
+
+        boolean hasTs;
+        /** An event time epoch milliseconds cannot hold (e.g. the year 300000000). */
+        boolean tsBeyondLong;
+
+        Fields() {
+            event.count = 1;
         }
     }
 

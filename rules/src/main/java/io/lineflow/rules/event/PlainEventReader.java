@@ -1,0 +1,176 @@
+package io.lineflow.rules.event;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Reads a record in the plain form nearly every record has, {@link DeviceEventJson#toJson}'s,
+ * without a JSON parser; anything else is left to Jackson.
+ *
+ * <p>Plain means: one object whose members are known fields, each at most once, the text fields
+ * strings of printable ASCII without escapes (at most {@link PgText#MAX_ID_BYTES} chars), {@code
+ * ts} and {@code count} non-negative integers of at most 18 digits without leading zeros, and
+ * JSON whitespace between tokens. Such bytes are valid UTF-8 JSON that Jackson reads to exactly
+ * these values without error, so the result is the one Jackson's path would give. Everything
+ * else (escapes, other bytes, null, other types or fields, a repeated field, a negative or longer
+ * number, a count beyond an int, an unknown type) returns null, and Jackson's path decides.
+ */
+final class PlainEventReader {
+    private PlainEventReader() {}
+
+    // The text fields first: a field's index below TS says its value is a string.
+    private static final int EVENT_ID = 0;
+    private static final int DEVICE_ID = 1;
+    private static final int LINE_ID = 2;
+    private static final int TYPE = 3;
+    private static final int REASON = 4;
+    private static final int TS = 5;
+    private static final int COUNT = 6;
+    private static final byte[][] FIELDS = ascii("eventId", "deviceId", "lineId", "type", "reason", "ts", "count");
+
+    private static final EventType[] TYPES = EventType.values();
+    private static final byte[][] TYPE_NAMES =
+            ascii(Arrays.stream(TYPES).map(Enum::name).toArray(String[]::new));
+
+    /** A Long has 19 digits; 18 always fit, so the value is never Jackson's BigInteger. */
+    private static final int MAX_DIGITS = 18;
+
+    /** The record's fields, or null if it is not in the plain form. */
+    static DeviceEventJson.Fields read(byte[] v) {
+        int i = skipSpace(v, 0);
+        if (i == v.length || v[i] != '{') {
+            return null;
+        }
+        DeviceEventJson.Fields f = new DeviceEventJson.Fields();
+        int seen = 0;
+        do {
+            i = skipSpace(v, i + 1);
+            int field = field(v, i);
+            if (field < 0 || (seen & 1 << field) != 0) {
+                return null;
+            }
+            seen |= 1 << field;
+            i = skipSpace(v, i + FIELDS[field].length + 2);
+            if (i == v.length || v[i] != ':') {
+                return null;
+            }
+            i = skipSpace(v, i + 1);
+            int end = field < TS ? stringEnd(v, i) : digitsEnd(v, i);
+            if (end < 0 || !set(f, field, v, i, end)) {
+                return null;
+            }
+            i = skipSpace(v, end);
+        } while (i < v.length && v[i] == ',');
+        if (i == v.length || v[i] != '}' || skipSpace(v, i + 1) != v.length) {
+            return null;
+        }
+        return f;
+    }
+
+    /** Stores one value; false if it is one the plain form leaves to Jackson. */
+    private static boolean set(DeviceEventJson.Fields f, int field, byte[] v, int from, int end) {
+        switch (field) {
+            case EVENT_ID:
+                f.event.eventId = text(v, from, end);
+                return true;
+            case DEVICE_ID:
+                f.event.deviceId = text(v, from, end);
+                return true;
+            case LINE_ID:
+                f.event.lineId = text(v, from, end);
+                return true;
+            case REASON:
+                f.event.reason = text(v, from, end);
+                return true;
+            case TYPE:
+                f.type = type(v, from + 1, end - 1);
+                return f.type != null;
+            case TS:
+                f.event.ts = number(v, from, end);
+                f.hasTs = true;
+                return true;
+            default: // COUNT
+                long count = number(v, from, end);
+                if (count > Integer.MAX_VALUE) {
+                    return false;
+                }
+                f.event.count = (int) count;
+                return true;
+        }
+    }
+
+    /** The index in FIELDS of the quoted name at {@code i}, or -1. */
+    private static int field(byte[] v, int i) {
+        if (i == v.length || v[i] != '"') {
+            return -1;
+        }
+        for (int k = 0; k < FIELDS.length; k++) {
+            int end = i + 1 + FIELDS[k].length;
+            if (end < v.length && v[end] == '"' && Arrays.equals(v, i + 1, end, FIELDS[k], 0, FIELDS[k].length)) {
+                return k;
+            }
+        }
+        return -1;
+    }
+
+    /** The index after the plain string starting at {@code i}, or -1. */
+    private static int stringEnd(byte[] v, int i) {
+        if (i == v.length || v[i] != '"') {
+            return -1;
+        }
+        int j = i + 1;
+        // Bytes of 0x80 and more are negative, so below ' ' too.
+        while (j < v.length && v[j] != '"') {
+            if (v[j] < ' ' || v[j] > '~' || v[j] == '\\') {
+                return -1;
+            }
+            j++;
+        }
+        return j == v.length || j - i - 1 > PgText.MAX_ID_BYTES ? -1 : j + 1;
+    }
+
+    /** The index after the plain number starting at {@code i}, or -1. */
+    private static int digitsEnd(byte[] v, int i) {
+        int j = i;
+        while (j < v.length && v[j] >= '0' && v[j] <= '9') {
+            j++;
+        }
+        int digits = j - i;
+        return digits == 0 || digits > MAX_DIGITS || (digits > 1 && v[i] == '0') ? -1 : j;
+    }
+
+    private static String text(byte[] v, int from, int end) {
+        return new String(v, from + 1, end - from - 2, StandardCharsets.US_ASCII);
+    }
+
+    private static EventType type(byte[] v, int from, int to) {
+        for (int k = 0; k < TYPES.length; k++) {
+            if (Arrays.equals(v, from, to, TYPE_NAMES[k], 0, TYPE_NAMES[k].length)) {
+                return TYPES[k];
+            }
+        }
+        return null;
+    }
+
+    private static long number(byte[] v, int from, int end) {
+        long n = 0;
+        for (int j = from; j < end; j++) {
+            n = n * 10 + (v[j] - '0');
+        }
+        return n;
+    }
+
+    /** The index of the first byte from {@code i} on that is not JSON whitespace. */
+    private static int skipSpace(byte[] v, int i) {
+        while (i < v.length && (v[i] == ' ' || v[i] == '\n' || v[i] == '\r' || v[i] == '\t')) {
+            i++;
+        }
+        return i;
+    }
+
+    private static byte[][] ascii(String... names) {
+        return Arrays.stream(names)
+                .map(n -> n.getBytes(StandardCharsets.US_ASCII))
+                .toArray(byte[][]::new);
+    }
+}
