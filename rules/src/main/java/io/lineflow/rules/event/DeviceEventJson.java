@@ -13,7 +13,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.Arrays;
 
 /**
  * Reads and writes the device event JSON format with Jackson's streaming API (no data binding, so
@@ -32,9 +31,6 @@ public final class DeviceEventJson implements Serializable {
     private static final JsonFactory JSON = new JsonFactory();
     private static final Instant MIN_MILLIS = Instant.ofEpochMilli(Long.MIN_VALUE);
     private static final Instant MAX_MILLIS = Instant.ofEpochMilli(Long.MAX_VALUE);
-    private static final EventType[] TYPES = EventType.values();
-    private static final char[][] TYPE_NAMES =
-            Arrays.stream(TYPES).map(t -> t.name().toCharArray()).toArray(char[][]::new);
 
     private final int maxBytes;
     private final long earliestMillis;
@@ -150,12 +146,9 @@ public final class DeviceEventJson implements Serializable {
                         f.event.lineId = text(p, t, field);
                         break;
                     case "type":
-                        f.type = null;
-                        f.unknownType = null;
-                        if (t != JsonToken.VALUE_NULL) {
-                            f.type = eventType(p, t, field);
-                            f.unknownType = f.type == null ? p.getText() : null;
-                        }
+                        String name = text(p, t, field);
+                        f.type = eventType(name);
+                        f.unknownType = f.type == null ? name : null;
                         break;
                     case "reason":
                         f.event.reason = text(p, t, field);
@@ -247,23 +240,16 @@ public final class DeviceEventJson implements Serializable {
         return p.getText();
     }
 
-    /**
-     * The type a string token names, or null if none: compares the parser's chars with the names,
-     * so a known type (nearly every record) costs no String.
-     */
-    private static EventType eventType(JsonParser p, JsonToken t, String field) throws IOException {
-        if (t != JsonToken.VALUE_STRING) {
-            throw new WrongType(field, "a string");
+    /** The type {@code name} names, or null if none (or no name). */
+    private static EventType eventType(String name) {
+        if (name == null) {
+            return null;
         }
-        char[] chars = p.getTextCharacters();
-        int from = p.getTextOffset();
-        int to = from + p.getTextLength();
-        for (int i = 0; i < TYPES.length; i++) {
-            if (Arrays.equals(chars, from, to, TYPE_NAMES[i], 0, TYPE_NAMES[i].length)) {
-                return TYPES[i];
-            }
+        try {
+            return EventType.valueOf(name);
+        } catch (IllegalArgumentException e) {
+            return null;
         }
-        return null;
     }
 
     /**
