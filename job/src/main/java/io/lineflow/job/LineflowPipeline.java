@@ -70,7 +70,7 @@ public final class LineflowPipeline {
         long latenessMillis = conf.get(LineflowOptions.ALLOWED_LATENESS).toMillis();
 
         SingleOutputStreamOperator<DeviceEvent> accepted = records.process(
-                        new RouteRejected(), new DeviceEventTypeInfo())
+                        new RouteRejected(), new DeviceEventTypeInfo(conf.get(LineflowOptions.KAFKA_TOPIC)))
                 .uid(ROUTE_UID)
                 .name("route rejected");
 

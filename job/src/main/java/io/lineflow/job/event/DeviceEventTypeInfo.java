@@ -6,6 +6,8 @@ import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
+import java.util.Objects;
+
 /**
  * Flink's type information for {@link DeviceEvent}: gives it the {@link DeviceEventSerializer}.
  * The event is a plain class of the rules module, which knows nothing of Flink, so the pipeline
@@ -13,7 +15,14 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
  * checks that every stream of events uses it.
  */
 public final class DeviceEventTypeInfo extends TypeInformation<DeviceEvent> {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
+
+    private final String topic;
+
+    /** Type information for events read from {@code topic}, the job's Kafka topic (may be null). */
+    public DeviceEventTypeInfo(String topic) {
+        this.topic = topic;
+    }
 
     @Override
     public boolean isBasicType() {
@@ -47,7 +56,7 @@ public final class DeviceEventTypeInfo extends TypeInformation<DeviceEvent> {
 
     @Override
     public TypeSerializer<DeviceEvent> createSerializer(ExecutionConfig config) {
-        return new DeviceEventSerializer();
+        return new DeviceEventSerializer(topic);
     }
 
     @Override
@@ -57,12 +66,12 @@ public final class DeviceEventTypeInfo extends TypeInformation<DeviceEvent> {
 
     @Override
     public boolean equals(Object obj) {
-        return obj instanceof DeviceEventTypeInfo;
+        return obj instanceof DeviceEventTypeInfo && Objects.equals(topic, ((DeviceEventTypeInfo) obj).topic);
     }
 
     @Override
     public int hashCode() {
-        return DeviceEventTypeInfo.class.hashCode();
+        return Objects.hashCode(topic);
     }
 
     @Override

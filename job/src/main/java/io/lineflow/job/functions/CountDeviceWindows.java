@@ -65,6 +65,9 @@ public class CountDeviceWindows extends KeyedProcessFunction<String, DeviceEvent
 
     private transient MapState<Long, WindowAccumulator> windowByStart;
 
+    /** The last window start boxed as a state key: events come mostly in time order, so reused. */
+    private transient Long lastStart;
+
     public CountDeviceWindows(Duration window, Duration allowedLateness, Duration idleEmit) {
         this.windowMillis = window.toMillis();
         this.latenessMillis = allowedLateness.toMillis();
@@ -87,7 +90,8 @@ public class CountDeviceWindows extends KeyedProcessFunction<String, DeviceEvent
             reject(ctx, event, RejectReason.LATE, "window of " + event.ts + " closed");
             return;
         }
-        WindowAccumulator acc = windowByStart.get(start);
+        Long key = lastStart != null && lastStart == start ? lastStart : (lastStart = start);
+        WindowAccumulator acc = windowByStart.get(key);
         if (acc == null) {
             acc = new WindowAccumulator();
             if (lastMillis > watermark) {
@@ -108,7 +112,7 @@ public class CountDeviceWindows extends KeyedProcessFunction<String, DeviceEvent
         acc.lineId = event.lineId;
         acc.add(event.type, event.ts, event.count);
         // put() even though acc may be the stored object: RocksDB keeps only what is put.
-        windowByStart.put(start, acc);
+        windowByStart.put(key, acc);
         if (lastMillis <= watermark) {
             // Late but within the allowed lateness: the corrected row replaces the one written.
             out.collect(row(ctx.getCurrentKey(), start, acc));

@@ -85,15 +85,23 @@ public final class DeviceEventJson implements Serializable {
             return reject.because(RejectReason.UNKNOWN_TYPE, "type '" + f.unknownType + "' is unknown");
         }
         event.type = f.type;
+        boolean plain = f.plainText;
         String invalid = textProblem(
                 "eventId",
                 event.eventId,
                 true,
+                plain,
                 textProblem(
                         "deviceId",
                         event.deviceId,
                         true,
-                        textProblem("lineId", event.lineId, true, textProblem("reason", event.reason, false, null))));
+                        plain,
+                        textProblem(
+                                "lineId",
+                                event.lineId,
+                                true,
+                                plain,
+                                textProblem("reason", event.reason, false, plain, null))));
         if (invalid != null) {
             return reject.because(RejectReason.INVALID_TEXT, invalid);
         }
@@ -221,9 +229,13 @@ public final class DeviceEventJson implements Serializable {
         return out.toByteArray();
     }
 
-    /** The first problem of the fields checked so far: {@code earlier}, else this field's. */
-    private static String textProblem(String field, String value, boolean id, String earlier) {
-        if (earlier != null || value == null) {
+    /**
+     * The first problem of the fields checked so far: {@code earlier}, else this field's. Text of
+     * the plain form ({@code plain}) is printable ASCII of at most {@link PgText#MAX_ID_BYTES}
+     * bytes, which {@link PgText} refuses only when it is an empty id: only that is checked.
+     */
+    private static String textProblem(String field, String value, boolean id, boolean plain, String earlier) {
+        if (earlier != null || value == null || (plain && !value.isEmpty())) {
             return earlier;
         }
         String p = id ? PgText.idProblem(value) : PgText.problem(value);
@@ -284,6 +296,8 @@ public final class DeviceEventJson implements Serializable {
         String unknownType;
 
         boolean hasTs;
+        /** Read by {@link PlainEventReader}: every text is printable ASCII, none longer than an id may be. */
+        boolean plainText;
         /** An event time epoch milliseconds cannot hold (e.g. the year 300000000). */
         boolean tsBeyondLong;
 

@@ -28,6 +28,23 @@ final class PlainEventReader {
     private static final int COUNT = 6;
     private static final byte[][] FIELDS = ascii("eventId", "deviceId", "lineId", "type", "reason", "ts", "count");
 
+    /**
+     * For each ASCII byte, the one field whose name starts with it, -1 for none, or {@link
+     * #SHARED_FIRST_BYTE} when several do ({@code type}, {@code ts}): most names are then matched
+     * with one comparison instead of one per field.
+     */
+    private static final int[] BY_FIRST_BYTE = new int[128];
+
+    private static final int SHARED_FIRST_BYTE = -2;
+
+    static {
+        Arrays.fill(BY_FIRST_BYTE, -1);
+        for (int k = 0; k < FIELDS.length; k++) {
+            int first = FIELDS[k][0];
+            BY_FIRST_BYTE[first] = BY_FIRST_BYTE[first] == -1 ? k : SHARED_FIRST_BYTE;
+        }
+    }
+
     private static final EventType[] TYPES = EventType.values();
     private static final byte[][] TYPE_NAMES =
             ascii(Arrays.stream(TYPES).map(Enum::name).toArray(String[]::new));
@@ -64,6 +81,7 @@ final class PlainEventReader {
         if (i == v.length || v[i] != '}' || skipSpace(v, i + 1) != v.length) {
             return null;
         }
+        f.plainText = true;
         return f;
     }
 
@@ -101,16 +119,25 @@ final class PlainEventReader {
 
     /** The index in FIELDS of the quoted name at {@code i}, or -1. */
     private static int field(byte[] v, int i) {
-        if (i == v.length || v[i] != '"') {
+        if (i + 1 >= v.length || v[i] != '"' || v[i + 1] < 0) {
             return -1;
         }
+        int only = BY_FIRST_BYTE[v[i + 1]];
+        if (only != SHARED_FIRST_BYTE) {
+            return only >= 0 && isName(v, i, only) ? only : -1;
+        }
         for (int k = 0; k < FIELDS.length; k++) {
-            int end = i + 1 + FIELDS[k].length;
-            if (end < v.length && v[end] == '"' && Arrays.equals(v, i + 1, end, FIELDS[k], 0, FIELDS[k].length)) {
+            if (isName(v, i, k)) {
                 return k;
             }
         }
         return -1;
+    }
+
+    /** Whether the quoted name at {@code i} is {@code FIELDS[k]}. */
+    private static boolean isName(byte[] v, int i, int k) {
+        int end = i + 1 + FIELDS[k].length;
+        return end < v.length && v[end] == '"' && Arrays.equals(v, i + 1, end, FIELDS[k], 0, FIELDS[k].length);
     }
 
     /** The index after the plain string starting at {@code i}, or -1. */
