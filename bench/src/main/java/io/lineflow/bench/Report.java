@@ -15,6 +15,7 @@ public final class Report {
     public final Samples limit = new Samples();
     public final Samples lineflow = new Samples();
     public final Samples lineflowPerCpuSecond = new Samples();
+    public final Samples lineflowPerJobCpuSecond = new Samples();
     public final Samples lineflowRatioToLimit = new Samples();
     public boolean lineflowExact = true;
     /** Row 3: the plain query. */
@@ -106,6 +107,14 @@ public final class Report {
                 "lineflow events per CPU-second of the whole JVM (broker and PostgreSQL client included)",
                 rate(lineflowPerCpuSecond),
                 spread(lineflowPerCpuSecond, "ev/CPU-s"),
+                "");
+        row(
+                b,
+                "4c",
+                "lineflow events per CPU-second of the job's own threads (source, Kafka fetcher, keyed and sink tasks;"
+                        + " not the broker, GC, JIT or Flink's coordination)",
+                rate(lineflowPerJobCpuSecond),
+                spread(lineflowPerJobCpuSecond, "ev/CPU-s"),
                 "");
         for (CheckpointCost.Result cp : checkpoints) {
             String name = cp.backend.equals("rocksdb") ? "RocksDB incremental" : "HashMap";

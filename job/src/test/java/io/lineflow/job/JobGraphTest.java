@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lineflow.job.config.JobConfig;
+import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.event.DeviceEventSerializer;
 import io.lineflow.rules.event.DeviceEvent;
 
@@ -84,8 +85,11 @@ class JobGraphTest {
                 .filter(Objects::nonNull)
                 .filter(s -> s.createInstance() instanceof DeviceEvent)
                 .collect(Collectors.toList());
-        // Out of "route rejected", into "count device windows".
-        assertThat(eventSerializers).hasSize(2).allMatch(s -> s instanceof DeviceEventSerializer);
+        // Out of "route rejected", into "count device windows"; knowing the job's topic, which
+        // then travels as one byte.
+        String topic = conf().get(LineflowOptions.KAFKA_TOPIC);
+        assertThat(topic).isNotBlank();
+        assertThat(eventSerializers).hasSize(2).allMatch(s -> s.equals(new DeviceEventSerializer(topic)));
     }
 
     /** What {@link LineflowJob#configure} leaves in the environment, read back from Flink. */
