@@ -21,7 +21,10 @@ public final class BenchSettings {
     public int parallelism = 2;
     /** Runs of each throughput row; the median is reported. */
     public int repeats = 3;
-    /** Untimed rounds of the throughput rows before the timed ones, so that each is JIT-compiled. */
+    /**
+     * Untimed runs of a throughput row right before each of its timed runs, so that it is timed
+     * with the JIT's code fitted to itself, not to the row that ran before it.
+     */
     public int warmups = 1;
     /** Checkpoint interval of the throughput runs (lineflow and SQL alike), ms. */
     public long checkpointIntervalMs = 10_000;
@@ -136,7 +139,7 @@ public final class BenchSettings {
     @Override
     public String toString() {
         return String.format(
-                "%,d events (%,d devices × %d events × %d windows), %d partitions, parallelism %d, %d repeats after %d warm-up(s),"
+                "%,d events (%,d devices × %d events × %d windows), %d partitions, parallelism %d, %d repeats, each after %d untimed run(s) of the same row,"
                         + " checkpoint every %d ms; checkpoint cost: %,d devices × %d events, %d checkpoints every %d ms;"
                         + " sink: %s devices",
                 totalEvents(),

@@ -160,7 +160,8 @@ public final class DeviceEventSerializer extends TypeSerializer<DeviceEvent> {
             writeBuffer[i] = (byte) c;
         }
         // ASCII, nearly every string: each char's low byte is its UTF-8 encoding. (Not
-        // DataOutputView.writeBytes: Flink 1.20's DataOutputSerializer moves its position twice there.)
+        // DataOutputView.writeBytes: Flink 1.20's DataOutputSerializer moves its position twice there,
+        // FLINK-23598.)
         writeVarint(length + 1, out);
         out.write(writeBuffer, 0, length);
     }
