@@ -111,8 +111,9 @@ public final class Report {
         row(
                 b,
                 "4c",
-                "lineflow events per CPU-second of the job's own threads (source, Kafka fetcher, keyed and sink tasks;"
-                        + " not the broker, GC, JIT or Flink's coordination)",
+                "lineflow events per CPU-second of the job's own threads (source, Kafka fetcher, keyed and sink tasks)"
+                        + " and the garbage collector's (the broker's garbage included; not the broker's threads, the JIT"
+                        + " or Flink's coordination)",
                 rate(lineflowPerJobCpuSecond),
                 spread(lineflowPerJobCpuSecond, "ev/CPU-s"),
                 "");

@@ -1,8 +1,13 @@
 package io.lineflow.bench;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * and Kafka fetcher threads, while that job runs. A task thread ends with its job, and a dead
  * thread's time can no longer be read, so the threads are sampled every {@link #PERIOD_MS} ms:
  * the figure misses at most a thread's last period, so it is low by at most that much per thread.
- * JVM-internal threads (GC, JIT) are not Java threads and never counted.
+ * JVM-internal threads (GC, JIT) are not Java threads and not counted here; {@link #gcNanos}
+ * reads the garbage collector's.
  */
 final class ThreadCpu {
     static final long PERIOD_MS = 10;
@@ -64,6 +70,37 @@ final class ThreadCpu {
             nanos += t.getValue() - firstNanos.get(t.getKey());
         }
         return nanos / 1e9;
+    }
+
+    /**
+     * CPU nanoseconds the JVM's garbage collector threads have used so far (HotSpot names them
+     * {@code GC Thread#n} and {@code G1 ...}). They are not Java threads, so they are read from
+     * Linux's {@code /proc/self/task/<tid>/schedstat}, whose first field is the thread's time on
+     * a CPU in nanoseconds.
+     */
+    static long gcNanos() throws IOException {
+        long nanos = 0;
+        int threads = 0;
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+            for (Path task : tasks) {
+                String name;
+                String schedstat;
+                try {
+                    name = Files.readString(task.resolve("comm")).strip();
+                    schedstat = Files.readString(task.resolve("schedstat"));
+                } catch (NoSuchFileException ended) {
+                    continue;
+                }
+                if (name.startsWith("GC Thread") || name.startsWith("G1 ")) {
+                    nanos += Long.parseLong(schedstat.substring(0, schedstat.indexOf(' ')));
+                    threads++;
+                }
+            }
+        }
+        if (threads == 0) {
+            throw new IllegalStateException("no garbage collector thread in /proc/self/task (G1 on Linux expected)");
+        }
+        return nanos;
     }
 
     private synchronized void sample() {
