@@ -103,6 +103,7 @@ public final class Bench {
             // untimed runs of the same row (--warmups): a row timed right after the other Flink job
             // ran up to a third slower (the JIT's code for the shared Flink and Kafka paths was
             // last fitted to the other job's types), which favoured whichever row ran first.
+            Rig rig = new Rig(pg, flink, lineflowConf, bootstrap, topic, produced, report);
             for (int r = 1; r <= s.repeats; r++) {
                 Map<String, Double> seconds = new HashMap<>();
                 List<String> order = new ArrayList<>(List.of("limit", "lineflow"));
@@ -114,63 +115,9 @@ public final class Bench {
                 }
                 for (String row : order) {
                     for (int pass = s.warmups; pass >= 0; pass--) {
-                        boolean timed = pass == 0;
-                        String round = String.format("[%d/%d%s]", r, s.repeats, timed ? "" : " warm-up");
+                        String round = String.format("[%d/%d%s]", r, s.repeats, pass == 0 ? "" : " warm-up");
                         settle();
-                        switch (row) {
-                            case "limit" -> {
-                                double limit =
-                                        time(() -> ConsumeLimit.run(bootstrap, topic, s.partitions, s.parallelism));
-                                seconds.put(row, limit);
-                                say(String.format("%s consume limit: %,.0f events/s", round, produced / limit));
-                            }
-                            case "lineflow" -> {
-                                truncate(pg, "device_window_stats", "rejected_events");
-                                long cpu0 = cpuNanos();
-                                long gc0 = ThreadCpu.gcNanos();
-                                ThreadCpu jobThreads = ThreadCpu.start(LINEFLOW_THREADS);
-                                double lineflow = flink.runLineflow(lineflowConf);
-                                // The job's threads and all the collector did meanwhile: it
-                                // collects the broker's garbage too, so this leans against lineflow.
-                                double jobCpu = jobThreads.stop() + (ThreadCpu.gcNanos() - gc0) / 1e9;
-                                double cpu = (cpuNanos() - cpu0) / 1e9;
-                                boolean exact = check(pg, "device_window_stats", produced);
-                                seconds.put(row, lineflow);
-                                if (timed) {
-                                    report.lineflowPerCpuSecond.add(produced / cpu);
-                                    report.lineflowPerJobCpuSecond.add(produced / jobCpu);
-                                    report.lineflowExact &= exact;
-                                }
-                                say(String.format(
-                                        "%s lineflow job: %,.0f events/s (%.1f s, %.1f CPU-s, %.1f of them the job's threads and GC)",
-                                        round, produced / lineflow, lineflow, cpu, jobCpu));
-                            }
-                            default -> {
-                                // Plain, or with dedup in front whose ids live as long as lineflow's
-                                // do: a window and its allowed lateness.
-                                Duration horizon = row.equals("sql")
-                                        ? null
-                                        : lineflowConf
-                                                .get(LineflowOptions.WINDOW_SIZE)
-                                                .plus(lineflowConf.get(LineflowOptions.ALLOWED_LATENESS));
-                                truncate(pg, "device_window_stats_sql");
-                                double sql = flink.runSql(
-                                        bootstrap,
-                                        topic,
-                                        pg.jdbcUrl(),
-                                        "device_window_stats_sql",
-                                        s.checkpointIntervalMs,
-                                        horizon);
-                                boolean sqlExact = check(pg, "device_window_stats_sql", produced);
-                                seconds.put(row, sql);
-                                if (timed) {
-                                    (horizon == null ? report.sql : report.sqlDedup).exact &= sqlExact;
-                                }
-                                say(String.format(
-                                        "%s Flink SQL%s: %,.0f events/s (%.1f s)",
-                                        round, horizon == null ? "" : " with dedup", produced / sql, sql));
-                            }
-                        }
+                        seconds.put(row, runRow(rig, row, round, pass == 0));
                     }
                 }
                 double lineflow = seconds.get("lineflow");
@@ -250,6 +197,78 @@ public final class Bench {
                         table, rows, (long) s.devices * s.windows(), events, produced));
             }
             return ok;
+        }
+    }
+
+    /** What every throughput row runs against. */
+    private record Rig(
+            EmbeddedPostgresServer pg,
+            FlinkRuns flink,
+            Configuration lineflowConf,
+            String bootstrap,
+            String topic,
+            long produced,
+            Report report) {}
+
+    /**
+     * Runs one throughput row once and returns its seconds; a timed run's figures go into the
+     * report, an untimed one only warms the row up.
+     */
+    private double runRow(Rig rig, String row, String round, boolean timed) throws Exception {
+        EmbeddedPostgresServer pg = rig.pg();
+        FlinkRuns flink = rig.flink();
+        Configuration lineflowConf = rig.lineflowConf();
+        String bootstrap = rig.bootstrap();
+        String topic = rig.topic();
+        long produced = rig.produced();
+        Report report = rig.report();
+        switch (row) {
+            case "limit" -> {
+                double limit = time(() -> ConsumeLimit.run(bootstrap, topic, s.partitions, s.parallelism));
+                say(String.format("%s consume limit: %,.0f events/s", round, produced / limit));
+                return limit;
+            }
+            case "lineflow" -> {
+                truncate(pg, "device_window_stats", "rejected_events");
+                long cpu0 = cpuNanos();
+                long gc0 = ThreadCpu.gcNanos();
+                ThreadCpu jobThreads = ThreadCpu.start(LINEFLOW_THREADS);
+                double lineflow = flink.runLineflow(lineflowConf);
+                // The job's threads and all the collector did meanwhile: it
+                // collects the broker's garbage too, so this leans against lineflow.
+                double jobCpu = jobThreads.stop() + (ThreadCpu.gcNanos() - gc0) / 1e9;
+                double cpu = (cpuNanos() - cpu0) / 1e9;
+                boolean exact = check(pg, "device_window_stats", produced);
+                if (timed) {
+                    report.lineflowPerCpuSecond.add(produced / cpu);
+                    report.lineflowPerJobCpuSecond.add(produced / jobCpu);
+                    report.lineflowExact &= exact;
+                }
+                say(String.format(
+                        "%s lineflow job: %,.0f events/s (%.1f s, %.1f CPU-s, %.1f of them the job's threads and GC)",
+                        round, produced / lineflow, lineflow, cpu, jobCpu));
+                return lineflow;
+            }
+            default -> {
+                // Plain, or with dedup in front whose ids live as long as lineflow's
+                // do: a window and its allowed lateness.
+                Duration horizon = row.equals("sql")
+                        ? null
+                        : lineflowConf
+                                .get(LineflowOptions.WINDOW_SIZE)
+                                .plus(lineflowConf.get(LineflowOptions.ALLOWED_LATENESS));
+                truncate(pg, "device_window_stats_sql");
+                double sql = flink.runSql(
+                        bootstrap, topic, pg.jdbcUrl(), "device_window_stats_sql", s.checkpointIntervalMs, horizon);
+                boolean sqlExact = check(pg, "device_window_stats_sql", produced);
+                if (timed) {
+                    (horizon == null ? report.sql : report.sqlDedup).exact &= sqlExact;
+                }
+                say(String.format(
+                        "%s Flink SQL%s: %,.0f events/s (%.1f s)",
+                        round, horizon == null ? "" : " with dedup", produced / sql, sql));
+                return sql;
+            }
         }
     }
 

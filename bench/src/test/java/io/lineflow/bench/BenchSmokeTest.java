@@ -23,7 +23,7 @@ class BenchSmokeTest {
                 "--events-per-window",
                 "20",
                 "--warmups",
-                "0",
+                "1",
                 "--repeats",
                 "2",
                 "--checkpoint-interval",
