@@ -29,11 +29,11 @@ import java.util.Objects;
  * lookups at about a fifth of the keyed task's CPU; later, reading the strings back was a third
  * of the keyed task, the topic (the same for every event) one of the five.
  *
- * <p>The format has no version: {@link Snapshot} reads back with whatever serializer the running
- * code has, for the topic its snapshot names. That is safe because a {@code DeviceEvent} only
+ * <p>The record format has no version: {@link Snapshot} keeps only the topic and restores
+ * whatever serializer the running code has. That is safe because a {@code DeviceEvent} only
  * travels between operators and is never kept in state; with aligned checkpoints (lineflow never
  * enables unaligned ones) no snapshot holds one. Whoever puts it in state or turns on unaligned
- * checkpoints must first give the snapshot a version and a compatibility check.
+ * checkpoints must first give the record format a version and check it on restore.
  */
 public final class DeviceEventSerializer extends TypeSerializer<DeviceEvent> {
     private static final long serialVersionUID = 2L;
