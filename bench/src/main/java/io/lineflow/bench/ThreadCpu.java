@@ -35,7 +35,6 @@ final class ThreadCpu {
 
     private final Map<Long, Long> lastNanos = new HashMap<>();
     private final ScheduledExecutorService sampler;
-    private boolean starting = true;
 
     private ThreadCpu(List<String> nameParts) {
         this.nameParts = nameParts;
@@ -49,9 +48,8 @@ final class ThreadCpu {
     /** Starts sampling the threads that have one of {@code nameParts} in their name. */
     static ThreadCpu start(String... nameParts) {
         ThreadCpu cpu = new ThreadCpu(List.of(nameParts));
-        cpu.sample();
-        cpu.starting = false;
-        cpu.sampler.scheduleAtFixedRate(cpu::sample, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
+        cpu.sample(true);
+        cpu.sampler.scheduleAtFixedRate(() -> cpu.sample(false), PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
         return cpu;
     }
 
@@ -61,7 +59,7 @@ final class ThreadCpu {
         if (!sampler.awaitTermination(10, TimeUnit.SECONDS)) {
             throw new IllegalStateException("the thread CPU sampler did not stop");
         }
-        sample();
+        sample(false);
         if (lastNanos.isEmpty()) {
             throw new IllegalStateException("no thread named with any of " + nameParts + " ran");
         }
@@ -103,7 +101,8 @@ final class ThreadCpu {
         return nanos;
     }
 
-    private synchronized void sample() {
+    /** Reads the matched threads' time; {@code atStart}, it is their baseline. */
+    private synchronized void sample(boolean atStart) {
         for (long id : threads.getAllThreadIds()) {
             Boolean isMatched = matched.get(id);
             if (isMatched == null) {
@@ -118,7 +117,7 @@ final class ThreadCpu {
             if (nanos < 0) {
                 continue; // ended since the ids were listed
             }
-            firstNanos.putIfAbsent(id, starting ? nanos : 0L);
+            firstNanos.putIfAbsent(id, atStart ? nanos : 0L);
             lastNanos.put(id, nanos);
         }
     }
