@@ -5,6 +5,8 @@ import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
+import io.lineflow.testing.KafkaBrokerMain;
+import io.lineflow.testing.ManagedProcess;
 
 import org.apache.flink.configuration.Configuration;
 
@@ -29,9 +31,11 @@ import java.util.Properties;
  * {@code make bench}: lineflow's job against the Kafka consume limit and against Flink SQL on one
  * pre-loaded topic, then checkpoint and sink cost; prints a table and writes it to a file.
  *
- * <p>Everything is real and in this JVM: a KRaft Kafka broker, PostgreSQL (embedded binaries), a
- * Flink MiniCluster. The broker shares the cores with what is measured, as it would on a small
- * node; ratios between rows of the same run are the figures to compare across machines.
+ * <p>Everything is real: a Flink MiniCluster in this JVM, a KRaft Kafka broker in a JVM of its own
+ * and PostgreSQL (embedded binaries) as its own processes, all on loopback. The broker shares the
+ * cores with what is measured, as it would on a small node, but not the JVM: this JVM's CPU time
+ * and garbage collector are Flink's and the job's. Ratios between rows of the same run are the
+ * figures to compare across machines.
  */
 public final class Bench {
     /**
@@ -71,10 +75,11 @@ public final class Bench {
         Files.createDirectories(work);
         say("Settings: " + s);
         Report report = new Report(s);
-        try (EmbeddedKafka kafka = EmbeddedKafka.start(work.resolve("kafka-" + System.nanoTime()));
-                EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(work.resolve("postgres"));
+        int brokerPort = EmbeddedKafka.freePort();
+        String bootstrap = "127.0.0.1:" + brokerPort;
+        ManagedProcess broker = startBroker(work, brokerPort);
+        try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(work.resolve("postgres"));
                 FlinkRuns flink = new FlinkRuns(s.parallelism, work)) {
-            String bootstrap = kafka.bootstrapServers();
             Configuration schemaConf = flink.lineflowConfig(bootstrap, "unused", pg.jdbcUrl(), pg.user());
             Schema.migrate(schemaConf);
             try (Connection c = pg.connect();
@@ -85,7 +90,7 @@ public final class Bench {
             }
 
             String topic = "device-events";
-            kafka.createTopic(topic, s.partitions);
+            EmbeddedKafka.createTopic(bootstrap, topic, s.partitions);
             long t0 = System.nanoTime();
             long produced = Workload.produce(bootstrap, topic, s, Workload.start());
             say(String.format("Produced %,d events in %.1f s", produced, (System.nanoTime() - t0) / 1e9));
@@ -103,7 +108,7 @@ public final class Bench {
             // untimed runs of the same row (--warmups): a row timed right after the other Flink job
             // ran up to a third slower (the JIT's code for the shared Flink and Kafka paths was
             // last fitted to the other job's types), which favoured whichever row ran first.
-            Rig rig = new Rig(pg, flink, lineflowConf, bootstrap, topic, produced, report);
+            Rig rig = new Rig(pg, flink, broker, lineflowConf, bootstrap, topic, produced, report);
             for (int r = 1; r <= s.repeats; r++) {
                 Map<String, Double> seconds = new HashMap<>();
                 List<String> order = new ArrayList<>(List.of("limit", "lineflow"));
@@ -133,8 +138,7 @@ public final class Bench {
             }
 
             for (String backend : List.of("hashmap", "rocksdb")) {
-                CheckpointCost.Result cp =
-                        CheckpointCost.run(flink, bootstrap, kafka, pg.jdbcUrl(), pg.user(), s, backend);
+                CheckpointCost.Result cp = CheckpointCost.run(flink, bootstrap, pg.jdbcUrl(), pg.user(), s, backend);
                 report.checkpoints.add(cp);
                 say(String.format(
                         "checkpoint %s: p50 %.0f ms, p99 %.0f ms, full %s, checkpointed %s (%d checkpoints)",
@@ -171,6 +175,8 @@ public final class Bench {
                 }
                 truncate(pg, "device_window_stats");
             }
+        } finally {
+            broker.stop();
         }
         report.reconciler = Report.readReconciler(s.reconcilerReport);
         String text = report.render(machine(), LocalDate.now().toString());
@@ -204,6 +210,7 @@ public final class Bench {
     private record Rig(
             EmbeddedPostgresServer pg,
             FlinkRuns flink,
+            ManagedProcess broker,
             Configuration lineflowConf,
             String bootstrap,
             String topic,
@@ -232,21 +239,23 @@ public final class Bench {
                 truncate(pg, "device_window_stats", "rejected_events");
                 long cpu0 = cpuNanos();
                 long gc0 = ThreadCpu.gcNanos();
+                double broker0 = rig.broker().cpuSeconds();
                 ThreadCpu jobThreads = ThreadCpu.start(LINEFLOW_THREADS);
                 double lineflow = flink.runLineflow(lineflowConf);
-                // The job's threads and all the collector did meanwhile: it
-                // collects the broker's garbage too, so this leans against lineflow.
                 double jobCpu = jobThreads.stop() + (ThreadCpu.gcNanos() - gc0) / 1e9;
                 double cpu = (cpuNanos() - cpu0) / 1e9;
+                double brokerCpu = rig.broker().cpuSeconds() - broker0;
                 boolean exact = check(pg, "device_window_stats", produced);
                 if (timed) {
                     report.lineflowPerCpuSecond.add(produced / cpu);
                     report.lineflowPerJobCpuSecond.add(produced / jobCpu);
+                    report.brokerPerCpuSecond.add(produced / brokerCpu);
                     report.lineflowExact &= exact;
                 }
                 say(String.format(
-                        "%s lineflow job: %,.0f events/s (%.1f s, %.1f CPU-s, %.1f of them the job's threads and GC)",
-                        round, produced / lineflow, lineflow, cpu, jobCpu));
+                        "%s lineflow job: %,.0f events/s (%.1f s; %.1f CPU-s, %.1f of them the job's threads and GC;"
+                                + " the broker %.1f CPU-s)",
+                        round, produced / lineflow, lineflow, cpu, jobCpu, brokerCpu));
                 return lineflow;
             }
             default -> {
@@ -270,6 +279,28 @@ public final class Bench {
                 return sql;
             }
         }
+    }
+
+    /**
+     * The broker in a JVM of its own, as in production: the bench JVM's CPU time and collector
+     * are then Flink's and the job's alone. It listens on loopback.
+     */
+    private static ManagedProcess startBroker(Path work, int port) throws Exception {
+        Path dir = Files.createDirectories(work.resolve("kafka-" + System.nanoTime()));
+        ManagedProcess broker = ManagedProcess.java(
+                "kafka",
+                List.of("-Xmx1g", "-Djava.io.tmpdir=" + work),
+                System.getProperty("java.class.path"),
+                KafkaBrokerMain.class.getName(),
+                List.of(dir.toString(), String.valueOf(port)),
+                work.resolve("kafka.log"));
+        try {
+            broker.awaitOutput(KafkaBrokerMain.READY, Duration.ofSeconds(90));
+        } catch (RuntimeException e) {
+            broker.stop();
+            throw e;
+        }
+        return broker;
     }
 
     private static void truncate(EmbeddedPostgresServer pg, String... tables) throws Exception {

@@ -50,16 +50,10 @@ public final class CheckpointCost {
      * @param backend {@code hashmap} or {@code rocksdb} (incremental)
      */
     public static Result run(
-            FlinkRuns flink,
-            String bootstrap,
-            EmbeddedKafka kafka,
-            String jdbcUrl,
-            String user,
-            BenchSettings s,
-            String backend)
+            FlinkRuns flink, String bootstrap, String jdbcUrl, String user, BenchSettings s, String backend)
             throws Exception {
         String topic = "checkpoint-" + backend;
-        kafka.createTopic(topic, s.partitions);
+        EmbeddedKafka.createTopic(bootstrap, topic, s.partitions);
         long ws = Workload.start();
         try (KafkaProducer<byte[], byte[]> producer = Workload.producer(bootstrap)) {
             for (int k = 0; k < s.checkpointEvents; k++) {

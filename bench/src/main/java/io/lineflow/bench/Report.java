@@ -16,6 +16,7 @@ public final class Report {
     public final Samples lineflow = new Samples();
     public final Samples lineflowPerCpuSecond = new Samples();
     public final Samples lineflowPerJobCpuSecond = new Samples();
+    public final Samples brokerPerCpuSecond = new Samples();
     public final Samples lineflowRatioToLimit = new Samples();
     public boolean lineflowExact = true;
     /** Row 3: the plain query. */
@@ -50,8 +51,8 @@ public final class Report {
         b.append("# lineflow benchmark\n\n");
         b.append("Date: ").append(date).append("  \nMachine: ").append(machine).append("  \n");
         b.append("Workload: ").append(s).append("\n\n");
-        b.append("Every row runs in one JVM with the Kafka broker it reads from (the broker's threads share")
-                .append(" the cores with what is measured); PostgreSQL runs as its own processes. A ratio is the")
+        b.append("Every row runs in one JVM; the Kafka broker it reads from runs in a JVM of its own and")
+                .append(" PostgreSQL as its own processes, all sharing the cores with what is measured. A ratio is the")
                 .append(" median of the ratios paired within each round, with their range: the figure to compare")
                 .append(" across runs and machines, where the absolute rates are not.\n\n");
         b.append("| # | what | median | spread (min – max, n) | ratio |\n");
@@ -97,14 +98,15 @@ public final class Report {
         row(
                 b,
                 "4a",
-                "lineflow events/s per core (row 2 ÷ " + cores + " cores; broker in the same JVM)",
+                "lineflow events/s per core (row 2 ÷ " + cores + " cores; the broker and PostgreSQL on the same cores)",
                 rate(lineflow.median() / cores),
                 "",
                 "");
         row(
                 b,
                 "4b",
-                "lineflow events per CPU-second of the whole JVM (broker and PostgreSQL client included)",
+                "lineflow events per CPU-second of the whole JVM: every Flink thread, the JIT and the garbage"
+                        + " collector (not the broker or PostgreSQL, each a process of its own)",
                 rate(lineflowPerCpuSecond),
                 spread(lineflowPerCpuSecond, "ev/CPU-s"),
                 "");
@@ -112,10 +114,16 @@ public final class Report {
                 b,
                 "4c",
                 "lineflow events per CPU-second of the job's own threads (source, Kafka fetcher, keyed and sink tasks)"
-                        + " and the garbage collector's (the broker's garbage included; not the broker's threads, the JIT"
-                        + " or Flink's coordination)",
+                        + " and the garbage collector's (not the JIT or Flink's coordination)",
                 rate(lineflowPerJobCpuSecond),
                 spread(lineflowPerJobCpuSecond, "ev/CPU-s"),
+                "");
+        row(
+                b,
+                "4d",
+                "the Kafka broker serving row 2: events per CPU-second of its process",
+                rate(brokerPerCpuSecond),
+                spread(brokerPerCpuSecond, "ev/CPU-s"),
                 "");
         for (CheckpointCost.Result cp : checkpoints) {
             String name = cp.backend.equals("rocksdb") ? "RocksDB incremental" : "HashMap";

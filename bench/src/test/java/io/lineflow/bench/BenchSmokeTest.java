@@ -2,6 +2,8 @@ package io.lineflow.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lineflow.testing.KafkaBrokerMain;
+
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -14,7 +16,9 @@ class BenchSmokeTest {
     @Test
     void everyRowMeasuresSomethingAndTheReportIsWritten() throws Exception {
         Path report = Path.of("target", "bench-smoke", "bench-report.md");
+        Path brokerLog = Path.of("target", "bench-smoke", "kafka.log");
         Files.deleteIfExists(report);
+        Files.deleteIfExists(brokerLog);
         BenchSettings s = BenchSettings.parse(
                 "--events",
                 "4000",
@@ -57,9 +61,13 @@ class BenchSmokeTest {
                         "sink: upsert one window close")
                 .contains("(table checked: exact)")
                 .doesNotContain("NOT exact", "NOT complete", "no completed checkpoint", "| 0 ev/s");
-        assertThat(text.lines().filter(l -> l.matches("\\| (1|2|3|3b|4a|4b|4c) \\|.*")))
-                .hasSize(7)
+        assertThat(text.lines().filter(l -> l.matches("\\| (1|2|3|3b|4a|4b|4c|4d) \\|.*")))
+                .hasSize(8)
                 .allSatisfy(l -> assertThat(l).containsPattern("\\| [1-9][0-9,]* ev/s \\|"));
+        // The broker ran as a process of its own (row 4d is its CPU time), not in the measured JVM.
+        assertThat(brokerLog).content().contains(KafkaBrokerMain.READY);
+        assertThat(Thread.getAllStackTraces().keySet())
+                .noneMatch(t -> t.getName().contains("kafka-request-handler"));
         // The job's threads are part of the JVM: per CPU-second of theirs, more events than per the JVM's.
         assertThat(rate(text, "4c")).isGreaterThan(rate(text, "4b"));
         // Two rounds, the second in reverse order: each ratio is a median of two pairs, with their range.

@@ -4,6 +4,8 @@ import io.lineflow.flinkrest.FlinkRest;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
 import io.lineflow.testing.JdkOpens;
+import io.lineflow.testing.KafkaBrokerMain;
+import io.lineflow.testing.ManagedProcess;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.JobManagerOptions;
@@ -129,7 +131,7 @@ final class LocalCluster implements AutoCloseable {
                 KafkaBrokerMain.class.getName(),
                 List.of(dir.resolve("kafka").toString(), String.valueOf(kafkaPort)),
                 dir.resolve("kafka.log"));
-        awaitLog(kafka, "kafka broker ready", Duration.ofSeconds(90));
+        kafka.awaitOutput(KafkaBrokerMain.READY, Duration.ofSeconds(90));
     }
 
     /** A broker restart: SIGTERM, then a new broker on the same data and port. */
@@ -402,23 +404,5 @@ final class LocalCluster implements AutoCloseable {
         } catch (IOException e) {
             return null;
         }
-    }
-
-    private static void awaitLog(ManagedProcess p, String text, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                if (Files.exists(p.log) && Files.readString(p.log).contains(text)) {
-                    return;
-                }
-            } catch (IOException e) {
-                // not written yet
-            }
-            if (!p.alive()) {
-                throw new IllegalStateException(p + " died; see " + p.log);
-            }
-            Pause.sleep(200);
-        }
-        throw new IllegalStateException(p + " not ready within " + timeout + "; see " + p.log);
     }
 }

@@ -101,7 +101,12 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /** Creates a topic and waits until every partition has a leader, so producing cannot miss it. */
     public void createTopic(String name, int partitions) {
-        try (Admin admin = admin()) {
+        createTopic(bootstrapServers(), name, partitions);
+    }
+
+    /** {@link #createTopic(String, int)} on the broker at {@code bootstrapServers}. */
+    public static void createTopic(String bootstrapServers, String name, int partitions) {
+        try (Admin admin = admin(bootstrapServers)) {
             createTopic(admin, name, partitions);
         }
     }
@@ -129,7 +134,11 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     public Admin admin() {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
+        return admin(bootstrapServers());
+    }
+
+    private static Admin admin(String bootstrapServers) {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
     }
 
     @Override

@@ -1,27 +1,29 @@
-package io.lineflow.drill;
+package io.lineflow.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A child JVM the drill started. Every one is remembered, and a shutdown hook kills those still
- * alive, so a failed or interrupted drill leaves nothing behind — and it only ever touches
- * processes it started itself.
+ * A child JVM started by the drill or the benchmark. Every one is remembered, and a shutdown hook
+ * kills those still alive, so a failed or interrupted run leaves nothing behind — and it only ever
+ * touches processes it started itself.
  */
-final class ManagedProcess {
+public final class ManagedProcess {
     private static final List<ManagedProcess> STARTED = new CopyOnWriteArrayList<>();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(ManagedProcess::killAll, "drill-process-cleanup"));
+        Runtime.getRuntime().addShutdownHook(new Thread(ManagedProcess::killAll, "child-process-cleanup"));
     }
 
-    final String name;
-    final Path log;
+    public final String name;
+    public final Path log;
     private final Process process;
 
     private ManagedProcess(String name, Path log, Process process) {
@@ -31,7 +33,7 @@ final class ManagedProcess {
     }
 
     /** Starts {@code java [jvmArgs] -cp classpath mainClass [args]}, output to {@code log}. */
-    static ManagedProcess java(
+    public static ManagedProcess java(
             String name, List<String> jvmArgs, String classpath, String mainClass, List<String> args, Path log) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -53,18 +55,51 @@ final class ManagedProcess {
         }
     }
 
-    boolean alive() {
+    public boolean alive() {
         return process.isAlive();
     }
 
+    /** Waits until the process has written {@code text}; fails if it dies or takes too long. */
+    public void awaitOutput(String text, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                if (Files.exists(log) && Files.readString(log).contains(text)) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not written yet
+            }
+            if (!alive()) {
+                throw new IllegalStateException(this + " died; see " + log);
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + this, e);
+            }
+        }
+        throw new IllegalStateException(this + " not ready within " + timeout + "; see " + log);
+    }
+
+    /** CPU time (user and system) the process has used so far, as the kernel counts it. */
+    public double cpuSeconds() {
+        return process.info()
+                        .totalCpuDuration()
+                        .orElseThrow(() -> new IllegalStateException("the OS does not tell the CPU time of " + this))
+                        .toNanos()
+                / 1e9;
+    }
+
     /** kill -9: no shutdown hooks, no goodbye, as a crashed node or an evicted pod. */
-    void kill9() {
+    public void kill9() {
         process.destroyForcibly();
         waitGone(30);
     }
 
     /** A polite stop (SIGTERM), escalating to kill -9 after 30 s. */
-    void stop() {
+    public void stop() {
         process.destroy();
         if (!waitGone(30)) {
             kill9();
