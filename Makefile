@@ -85,7 +85,9 @@ clean: ## Remove build output.
 
 # Sizes for `make bench` (docs/bench.md), e.g. BENCH_ARGS="--events 500000 --repeats 1".
 BENCH_ARGS ?=
-BENCH_JAVA_OPTS ?= -Xmx6g
+# A fixed heap, as Flink starts its TaskManagers (-Xms = -Xmx), of about a production TaskManager's
+# (overlays/prod: 4096m process memory, ~1.5 GiB heap); docs/bench.md says why it matters.
+BENCH_JAVA_OPTS ?= -Xms2g -Xmx2g
 # The reconciler's one-pass measurement runs in its own JVM: it must not share the job's classpath.
 BENCH_RECONCILER ?= true
 

@@ -240,11 +240,16 @@ public final class Bench {
                 long cpu0 = cpuNanos();
                 long gc0 = ThreadCpu.gcNanos();
                 double broker0 = rig.broker().cpuSeconds();
+                long jit0 = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+                long faults0 = minorFaults();
                 ThreadCpu jobThreads = ThreadCpu.start(LINEFLOW_THREADS);
                 double lineflow = flink.runLineflow(lineflowConf);
-                double jobCpu = jobThreads.stop() + (ThreadCpu.gcNanos() - gc0) / 1e9;
+                double gcCpu = (ThreadCpu.gcNanos() - gc0) / 1e9;
+                double jobCpu = jobThreads.stop() + gcCpu;
                 double cpu = (cpuNanos() - cpu0) / 1e9;
                 double brokerCpu = rig.broker().cpuSeconds() - broker0;
+                double jit = (ManagementFactory.getCompilationMXBean().getTotalCompilationTime() - jit0) / 1e3;
+                long faults = minorFaults() - faults0;
                 boolean exact = check(pg, "device_window_stats", produced);
                 if (timed) {
                     report.lineflowPerCpuSecond.add(produced / cpu);
@@ -253,9 +258,9 @@ public final class Bench {
                     report.lineflowExact &= exact;
                 }
                 say(String.format(
-                        "%s lineflow job: %,.0f events/s (%.1f s; %.1f CPU-s, %.1f of them the job's threads and GC;"
-                                + " the broker %.1f CPU-s)",
-                        round, produced / lineflow, lineflow, cpu, jobCpu, brokerCpu));
+                        "%s lineflow job: %,.0f events/s (%.1f s; %.1f CPU-s, %.1f of them the job's threads, %.1f"
+                                + " the collector's, %.1f s the JIT compilers'; %,d page faults; the broker %.1f CPU-s)",
+                        round, produced / lineflow, lineflow, cpu, jobCpu - gcCpu, gcCpu, jit, faults, brokerCpu));
                 return lineflow;
             }
             default -> {
@@ -332,6 +337,15 @@ public final class Bench {
     private static long cpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
+    }
+
+    /**
+     * The JVM's minor page faults so far ({@code /proc/self/stat}, field 10): each first touch of
+     * a heap page the JVM had given back to the OS, which the touching thread pays for.
+     */
+    private static long minorFaults() throws Exception {
+        String stat = Files.readString(Path.of("/proc/self/stat"));
+        return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[7]);
     }
 
     static String machine() {

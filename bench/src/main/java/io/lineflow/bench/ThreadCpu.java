@@ -6,7 +6,6 @@ import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -86,7 +85,8 @@ final class ThreadCpu {
                 try {
                     name = Files.readString(task.resolve("comm")).strip();
                     schedstat = Files.readString(task.resolve("schedstat"));
-                } catch (NoSuchFileException ended) {
+                } catch (IOException ended) {
+                    // The thread ended since the listing: NoSuchFileException, or ESRCH mid-read.
                     continue;
                 }
                 if (name.startsWith("GC Thread") || name.startsWith("G1 ")) {
