@@ -340,8 +340,8 @@ public final class Bench {
     }
 
     /**
-     * The JVM's minor page faults so far ({@code /proc/self/stat}, field 10): each first touch of
-     * a heap page the JVM had given back to the OS, which the touching thread pays for.
+     * The JVM's minor page faults so far ({@code /proc/self/stat}, field 10). Among them is each
+     * first touch of a heap page the JVM had given back to the OS, which the touching thread pays.
      */
     private static long minorFaults() throws Exception {
         String stat = Files.readString(Path.of("/proc/self/stat"));
