@@ -17,6 +17,8 @@ ENV ?= dev
 IMAGE ?=
 BASE_IMAGE ?= flink:1.20.1-java17
 IMAGE_TAR ?= job/target/jib-image.tar
+# The shaded job jar under the name the image gives it (job/pom.xml copies it there at package).
+JOB_JAR := job/target/jib-usrlib/lineflow-job.jar
 NAMESPACE ?= $(if $(filter prod,$(ENV)),lineflow,lineflow-$(ENV))
 # Pinned tools, installed by scripts/tools.sh under ./bin (git-ignored).
 BIN ?= $(CURDIR)/bin
@@ -73,7 +75,7 @@ migrate: ## Apply the schema migrations to LINEFLOW_JDBC_URL (user/password from
 .PHONY: drill
 drill: ## Run the full restart drill: every fault at three points, plus both negative controls (DRILL_ARGS=...).
 	$(MVN) -q -pl job,drill -am -DskipTests package
-	cd drill && exec $(JAVA) -Ddrill.job.jar=../job/target/lineflow-job-0.1.0-SNAPSHOT.jar \
+	cd drill && exec $(JAVA) -Ddrill.job.jar=../$(JOB_JAR) \
 	  -Ddrill.classpath.file=target/drill.classpath -Ddrill.classes=target/classes \
 	  -cp "target/classes:$$(cat target/drill.classpath)" io.lineflow.drill.Drill $(DRILL_ARGS)
 
@@ -92,11 +94,11 @@ BENCH_JAVA_OPTS ?= -Xms2g -Xmx2g
 BENCH_RECONCILER ?= true
 
 .PHONY: bench
-bench: job-install ## Throughput vs the Kafka consume limit and Flink SQL, checkpoint, sink and reconciler cost (BENCH_ARGS="--events 500000"); table in bench/target/bench-report.md.
+bench: ## Throughput vs the Kafka consume limit and Flink SQL, checkpoint, sink and reconciler cost (BENCH_ARGS="--events 500000"); table in bench/target/bench-report.md.
 	$(MVN) -q -pl bench -am -DskipTests package
 	rm -f reconciler/target/scale-report.txt
 	@if [ "$(BENCH_RECONCILER)" = true ]; then \
-	  $(MVN) -q -pl reconciler test -Dtest=ScaleTest -Dsurefire.failIfNoSpecifiedTests=false \
+	  $(MVN) -q -pl reconciler -am test -Dtest=ScaleTest -Dsurefire.failIfNoSpecifiedTests=false \
 	  || echo "bench: the reconciler measurement failed; row 7 is left out" >&2; fi
 	cd bench && exec $(JAVA) $(JAVA_OPENS) $(BENCH_JAVA_OPTS) -Djava.io.tmpdir=target \
 	  -Dlog4j2.configurationFile=bench-log4j2.properties -cp "target/classes:$$(cat target/bench.classpath)" \
@@ -116,7 +118,7 @@ render: tools ## Print the manifests of overlay ENV (IMAGE=… replaces the job 
 
 .PHONY: validate
 validate: lint ## Render every overlay, validate every object against its schema and the image layout, and lint it.
-	$(MVN) -pl deploy verify
+	$(MVN) -pl deploy -am verify -Dtest='io.lineflow.deploy.**' -Dsurefire.failIfNoSpecifiedTests=false
 
 .PHONY: image
 image: ## Build the job image with Jib and push it to IMAGE (no Docker needed).
@@ -162,17 +164,13 @@ CHECK_ARGS ?= --namespace $(NAMESPACE)
 RECONCILER_IMAGE ?=
 RECONCILER_BASE_IMAGE ?= eclipse-temurin:17-jre
 
-.PHONY: job-install
-job-install: ## Install the rules, the test kit, the Flink REST client and the job in the local Maven repository (the reconciler and its tests use them).
-	$(MVN) -q -pl job,testkit,flink-rest -am -DskipTests install
-
 .PHONY: reconciler-build
-reconciler-build: job-install ## Compile the reconciler and write its runtime classpath (used by the targets below).
-	$(MVN) -q -pl reconciler -DskipTests package dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
+reconciler-build: ## Compile the reconciler and write its runtime classpath (used by the targets below).
+	$(MVN) -q -pl reconciler -am -DskipTests package dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
 
 .PHONY: reconciler-test
-reconciler-test: job-install ## Run the reconciler's tests (pure checks, mock API server, fake Flink REST, lint fixtures).
-	$(MVN) -pl reconciler verify
+reconciler-test: ## Run the reconciler's tests (pure checks, mock API server, fake Flink REST, lint fixtures).
+	$(MVN) -pl reconciler -am verify -Dtest='io.lineflow.reconciler.**' -Dsurefire.failIfNoSpecifiedTests=false
 
 .PHONY: reconciler-check
 reconciler-check: reconciler-build ## One health pass against the current kube context (CHECK_ARGS="--namespace ns" or "--rest-url http://localhost:8081"); exit 1 warning, 2 critical.
@@ -183,13 +181,13 @@ lint: reconciler-build tools ## GitOps gate: render every overlay and run the re
 	for env in $$(ls kustomize/overlays); do echo "== overlay $$env"; scripts/render.sh "$$env" | $(RECONCILER_RUN) lint -; done
 
 .PHONY: reconciler-image
-reconciler-image: job-install ## Build and push the reconciler image with Jib, no Docker needed (RECONCILER_IMAGE=registry/lineflow-reconciler:tag).
+reconciler-image: ## Build and push the reconciler image with Jib, no Docker needed (RECONCILER_IMAGE=registry/lineflow-reconciler:tag).
 	@test -n "$(RECONCILER_IMAGE)" || { echo "set RECONCILER_IMAGE=registry/lineflow-reconciler:tag" >&2; exit 2; }
-	$(MVN) -pl reconciler -DskipTests package jib:build -Dreconciler.image="$(RECONCILER_IMAGE)" -Dreconciler.base.image="$(RECONCILER_BASE_IMAGE)"
+	$(MVN) -pl reconciler -am -DskipTests -Dlineflow.image=reconciler package jib:build -Dreconciler.image="$(RECONCILER_IMAGE)" -Dreconciler.base.image="$(RECONCILER_BASE_IMAGE)"
 
 .PHONY: reconciler-image-tar
-reconciler-image-tar: job-install ## Build the reconciler image as reconciler/target/jib-image.tar, offline (RECONCILER_BASE_IMAGE=scratch or tar://…).
-	$(MVN) -pl reconciler -DskipTests package jib:buildTar -Dreconciler.image="$(or $(RECONCILER_IMAGE),lineflow-reconciler:dev)" -Dreconciler.base.image="$(RECONCILER_BASE_IMAGE)"
+reconciler-image-tar: ## Build the reconciler image as reconciler/target/jib-image.tar, offline (RECONCILER_BASE_IMAGE=scratch or tar://…).
+	$(MVN) -pl reconciler -am -DskipTests -Dlineflow.image=reconciler package jib:buildTar -Dreconciler.image="$(or $(RECONCILER_IMAGE),lineflow-reconciler:dev)" -Dreconciler.base.image="$(RECONCILER_BASE_IMAGE)"
 
 ##@ Real API server
 

@@ -94,7 +94,7 @@ head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$RUN/db-password"
 umask 022
 LINEFLOW_JDBC_PASSWORD="$(cat "$RUN/db-password")"
 export LINEFLOW_JDBC_PASSWORD
-"${MVN[@]}" -q -pl job,drill -am -DskipTests install
+"${MVN[@]}" -q -pl job,drill -am -DskipTests package
 DRILL_CP="drill/target/classes:$(cat drill/target/drill.classpath)"
 rm -rf "$RUN/services"
 setsid java -Xmx768m -Djava.io.tmpdir="$RUN" -cp "$DRILL_CP" io.lineflow.drill.KubernetesE2e services \

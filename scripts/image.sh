@@ -5,7 +5,6 @@
 #                                             docker config / credential helpers, as Jib does)
 #        scripts/image.sh tar  IMAGE [TAR]    write an image tar (default job/target/jib-image.tar)
 # Env:   BASE_IMAGE  base image (default flink:1.20.1-java17; `scratch` or tar://… work offline)
-#        SKIP_BUILD=1  reuse job/target's shaded jar instead of running `mvn package`
 #        MVN         Maven command (default: mvn -B -ntp)
 set -euo pipefail
 
@@ -17,19 +16,13 @@ BASE_IMAGE="${BASE_IMAGE:-flink:1.20.1-java17}"
 read -r -a MVN <<< "${MVN:-mvn -B -ntp}"
 cd "$ROOT"
 
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  "${MVN[@]}" -pl job -am -DskipTests package
-fi
-shaded="$(ls job/target/lineflow-job-*.jar 2>/dev/null | grep -v -e '-sources.jar$' -e '-tests.jar$' | head -1 || true)"
-[[ -n "$shaded" ]] || { echo "image.sh: no shaded jar in job/target (run without SKIP_BUILD=1)" >&2; exit 1; }
-# Jib copies whole folders only; this one holds exactly the file the FlinkDeployment names.
-rm -rf job/target/jib-usrlib && mkdir -p job/target/jib-usrlib
-cp "$shaded" job/target/jib-usrlib/lineflow-job.jar
-
 case "$MODE" in
   push) goal=jib:build; extra=() ;;
   tar)  goal=jib:buildTar; extra=("-Djib.outputPaths.tar=$TAR") ;;
   *) echo "image.sh: mode must be push or tar, not '$MODE'" >&2; exit 2 ;;
 esac
-# -am: the rules module comes from this reactor, not the local repository (it skips Jib itself).
-"${MVN[@]}" -pl job -am "$goal" -Djib.from.image="$BASE_IMAGE" -Dimage="$IMAGE" "${extra[@]}"
+# One reactor from the job's sources to its image: -am builds the modules the job depends on
+# here (none comes from the local Maven repository), `package` shades the job and copies the jar
+# to job/target/jib-usrlib (job/pom.xml), and -Dlineflow.image=job confines Jib to the job.
+"${MVN[@]}" -pl job -am -DskipTests -Dlineflow.image=job package "$goal" \
+  -Djib.from.image="$BASE_IMAGE" -Dimage="$IMAGE" "${extra[@]}"

@@ -5,7 +5,9 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.utils.Exit;
 import org.apache.kafka.common.utils.Time;
 import scala.Option;
@@ -15,6 +17,7 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -35,6 +38,9 @@ public final class EmbeddedKafka implements AutoCloseable {
             throw new IllegalStateException("Kafka tried to exit(" + status + "): " + message);
         });
     }
+
+    /** How long a new topic may take to be described with a leader for every partition. */
+    private static final Duration TOPIC_READY = Duration.ofSeconds(60);
 
     private final KafkaRaftServer server;
     private final String host;
@@ -111,20 +117,32 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    /** {@link #createTopic(String, int)} on any broker, through {@code admin}. */
+    /**
+     * {@link #createTopic(String, int)} on any broker, through {@code admin}. The new topic's
+     * metadata reaches the broker's cache a little after {@code createTopics} returns: until then
+     * {@code describeTopics} answers with a retriable error (unknown topic, no leader), which is
+     * polled through, not failed on.
+     */
     public static void createTopic(Admin admin, String name, int partitions) {
         try {
             admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
                     .all()
                     .get();
-            long deadline = System.nanoTime() + 60_000_000_000L;
-            while (!admin.describeTopics(List.of(name)).allTopicNames().get().get(name).partitions().stream()
-                    .allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("topic " + name + " has partitions without a leader after 60 s");
-                }
-                Thread.sleep(100);
-            }
+            Await.until(
+                    "topic " + name + " to have " + partitions + " partitions, each with a leader",
+                    TOPIC_READY,
+                    RetriableException.class::isInstance,
+                    () -> {
+                        List<TopicPartitionInfo> found = admin.describeTopics(List.of(name))
+                                .allTopicNames()
+                                .get()
+                                .get(name)
+                                .partitions();
+                        return found.size() == partitions
+                                && found.stream()
+                                        .allMatch(p -> p.leader() != null
+                                                && !p.leader().isEmpty());
+                    });
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

@@ -2,6 +2,7 @@ package io.lineflow.reconciler.checks;
 
 import static io.lineflow.reconciler.model.FindingCode.CHECKPOINTING_DISABLED;
 import static io.lineflow.reconciler.model.FindingCode.CHECKPOINTS_NOT_RETAINED;
+import static io.lineflow.reconciler.model.FindingCode.CHECKPOINT_INTERVAL_DEFAULTED;
 import static io.lineflow.reconciler.model.FindingCode.CHECKPOINT_STORAGE_NOT_DURABLE;
 import static io.lineflow.reconciler.model.FindingCode.HA_DISABLED;
 import static io.lineflow.reconciler.model.FindingCode.RESTART_STRATEGY_NONE;
@@ -58,18 +59,35 @@ public final class SpecChecks {
             ConfigOptions.key("lineflow.checkpointing.enabled").booleanType().defaultValue(true);
 
     /**
-     * CHECKPOINTING_DISABLED: the job's settings ({@code spec.flinkConfiguration} with {@code
-     * spec.job.args} over it) turn checkpointing off, or set an interval that is not a positive
-     * duration. An interval left unset is not off: the operator sets 5 minutes for {@code
-     * last-state} deployments, and lineflow's job sets its own default whatever the mode.
+     * The interval the Flink Kubernetes Operator sets when a {@code last-state} deployment sets
+     * none ({@code FlinkConfigBuilder.applyJobConfig}, {@code DEFAULT_CHECKPOINTING_INTERVAL}: the
+     * same in 1.10.0 and 1.15.0). It sets none for {@code stateless} or {@code savepoint}.
+     */
+    static final Duration OPERATOR_LAST_STATE_INTERVAL = Duration.ofMinutes(5);
+
+    /**
+     * CHECKPOINTING_DISABLED: what the job will really run with, decided in this order.
+     *
+     * <ol>
+     *   <li>lineflow's job ({@link SpecObservation#lineflowJob()}) with its own switch
+     *       {@code lineflow.checkpointing.enabled=false}, in the configuration or the job's
+     *       arguments: off whatever the interval;
+     *   <li>an explicit {@code execution.checkpointing.interval} (for lineflow's job its arguments
+     *       over the configuration, as the job merges them): on if a positive duration, else off;
+     *   <li>unset, {@code last-state}: the operator's 5 minutes. On, but reported (INFO): up to five
+     *       minutes of input replayed after every failure, which Kafka's retention must cover;
+     *   <li>unset, lineflow's job: the job's own default (60 s, {@code JobConfig});
+     *   <li>unset otherwise: Flink's default, which is no checkpoints at all, unless the job's own
+     *       code turns them on, which the reconciler cannot see: reported as off.
+     * </ol>
      */
     public static HealthResult checkpointingDisabled(SpecObservation spec) {
-        FlinkConf c = new FlinkConf(spec.jobSettings());
+        boolean lineflow = spec.lineflowJob();
+        FlinkConf c = new FlinkConf(lineflow ? spec.jobSettings() : spec.flinkConfiguration());
         String where = spec.jobArgs().contains("--" + LINEFLOW_CHECKPOINTING.key())
                 ? "spec.job.args"
                 : "spec.flinkConfiguration";
-        Optional<String> off = c.lower(LINEFLOW_CHECKPOINTING).filter("false"::equals);
-        if (off.isPresent()) {
+        if (lineflow && c.lower(LINEFLOW_CHECKPOINTING).filter("false"::equals).isPresent()) {
             return disabled(LINEFLOW_CHECKPOINTING.key() + " is false in " + where
                             + ", so the job takes no checkpoints whatever the interval")
                     .with("key", LINEFLOW_CHECKPOINTING.key())
@@ -78,17 +96,42 @@ public final class SpecChecks {
                     .asResult();
         }
         Optional<String> raw = c.get(CheckpointingOptions.CHECKPOINTING_INTERVAL);
-        Optional<Duration> interval = c.value(CheckpointingOptions.CHECKPOINTING_INTERVAL);
-        if (raw.isEmpty()) {
-            return HealthResult.healthy(); // checkpointed at the operator's or the job's default
+        if (raw.isPresent()) {
+            Optional<Duration> interval = c.value(CheckpointingOptions.CHECKPOINTING_INTERVAL);
+            if (interval.isPresent()
+                    && !interval.get().isZero()
+                    && !interval.get().isNegative()) {
+                return HealthResult.healthy();
+            }
+            return disabled("execution.checkpointing.interval is '" + raw.get()
+                            + "', which is not a positive duration, so Flink takes no checkpoints")
+                    .with("key", c.keyOf(CheckpointingOptions.CHECKPOINTING_INTERVAL))
+                    .with("value", raw.get())
+                    .build()
+                    .asResult();
         }
-        if (interval.isPresent() && !interval.get().isZero() && !interval.get().isNegative()) {
-            return HealthResult.healthy();
+        if ("last-state".equals(spec.upgradeMode())) {
+            return Finding.of(
+                            CHECKPOINT_INTERVAL_DEFAULTED,
+                            Severity.INFO,
+                            "execution.checkpointing.interval is unset, so the operator sets "
+                                    + OPERATOR_LAST_STATE_INTERVAL.toMinutes()
+                                    + " min for this last-state deployment: after every failure up to that much input is "
+                                    + "replayed, and Kafka's retention must cover it. Set the interval explicitly.")
+                    .with("key", CheckpointingOptions.CHECKPOINTING_INTERVAL.key())
+                    .with("value", OPERATOR_LAST_STATE_INTERVAL.toSeconds() + " s (operator default)")
+                    .build()
+                    .asResult();
         }
-        return disabled("execution.checkpointing.interval is '" + raw.get()
-                        + "', which is not a positive duration, so Flink takes no checkpoints")
-                .with("key", c.keyOf(CheckpointingOptions.CHECKPOINTING_INTERVAL))
-                .with("value", raw.get())
+        if (lineflow) {
+            return HealthResult.healthy(); // the job's own default interval
+        }
+        String mode = spec.upgradeMode() == null ? "stateless (default)" : spec.upgradeMode();
+        return disabled("execution.checkpointing.interval is unset and spec.job.upgradeMode is " + mode
+                        + ", for which the operator sets no interval; Flink's default is no checkpoints, so "
+                        + "checkpointing depends on the job's own code, which the reconciler cannot see")
+                .with("key", CheckpointingOptions.CHECKPOINTING_INTERVAL.key())
+                .with("value", "unset")
                 .build()
                 .asResult();
     }
@@ -157,11 +200,19 @@ public final class SpecChecks {
                 .asResult();
     }
 
-    /** CHECKPOINTS_NOT_RETAINED: the retention is not RETAIN_ON_CANCELLATION. */
+    /**
+     * CHECKPOINTS_NOT_RETAINED: the retention is not RETAIN_ON_CANCELLATION. Unset, an application
+     * deployment is retained: the operator sets RETAIN_ON_CANCELLATION for every job it deploys
+     * ({@code FlinkConfigBuilder.applyJobConfig}, 1.10.0 and 1.15.0); a session cluster's own
+     * default is Flink's, NO_EXTERNALIZED_CHECKPOINTS.
+     */
     public static HealthResult checkpointsNotRetained(SpecObservation spec) {
         FlinkConf c = new FlinkConf(spec.flinkConfiguration());
-        String value = c.get(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION)
-                .orElse("NO_EXTERNALIZED_CHECKPOINTS (default)");
+        Optional<String> set = c.get(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION);
+        if (set.isEmpty() && spec.hasJob()) {
+            return HealthResult.healthy();
+        }
+        String value = set.orElse("NO_EXTERNALIZED_CHECKPOINTS (default)");
         if (value.equalsIgnoreCase("RETAIN_ON_CANCELLATION")) {
             return HealthResult.healthy();
         }

@@ -4,6 +4,8 @@ package io.lineflow.reconciler.model;
 public enum FindingCode {
     // Spec checks: evaluated from the FlinkDeployment alone, also offline by `lint`.
     CHECKPOINTING_DISABLED(Kind.SPEC),
+    /** No interval in the spec: the operator's last-state default of 5 minutes applies (INFO). */
+    CHECKPOINT_INTERVAL_DEFAULTED(Kind.SPEC),
     CHECKPOINT_STORAGE_NOT_DURABLE(Kind.SPEC),
     CHECKPOINTS_NOT_RETAINED(Kind.SPEC),
     UPGRADE_MODE_STATELESS(Kind.SPEC),

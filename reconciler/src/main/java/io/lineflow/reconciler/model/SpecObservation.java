@@ -15,6 +15,7 @@ import java.util.Map;
  * @param jobManagerMounts volume mounts of the JobManager's main container
  * @param taskManagerMounts volume mounts of the TaskManagers' main container
  * @param jobArgs {@code spec.job.args}, the job's own command line
+ * @param lineflowJob whether {@code spec.job} runs lineflow's job ({@code SpecReader} decides)
  */
 public record SpecObservation(
         String namespace,
@@ -27,7 +28,8 @@ public record SpecObservation(
         int jobManagerReplicas,
         List<Mount> jobManagerMounts,
         List<Mount> taskManagerMounts,
-        List<String> jobArgs) {
+        List<String> jobArgs,
+        boolean lineflowJob) {
 
     public SpecObservation {
         annotations = Map.copyOf(annotations == null ? Map.of() : annotations);
@@ -75,6 +77,7 @@ public record SpecObservation(
         private List<Mount> jobManagerMounts = List.of();
         private List<Mount> taskManagerMounts = List.of();
         private List<String> jobArgs = List.of();
+        private boolean lineflowJob = true;
 
         private Builder(String namespace, String name) {
             this.namespace = namespace;
@@ -123,6 +126,12 @@ public record SpecObservation(
             return this;
         }
 
+        /** A job other than lineflow's: its own defaults are unknown to the reconciler. */
+        public Builder otherJob() {
+            this.lineflowJob = false;
+            return this;
+        }
+
         public SpecObservation build() {
             return new SpecObservation(
                     namespace,
@@ -135,7 +144,8 @@ public record SpecObservation(
                     jobManagerReplicas,
                     jobManagerMounts,
                     taskManagerMounts,
-                    jobArgs);
+                    jobArgs,
+                    hasJob && lineflowJob);
         }
     }
 

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
+import org.apache.flink.kubernetes.operator.api.spec.JobSpec;
 import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
 
 import java.util.ArrayList;
@@ -26,6 +27,12 @@ public final class SpecReader {
 
     /** The operator's name for the Flink container in pod templates. */
     public static final String MAIN_CONTAINER = "flink-main-container";
+
+    /** The entry class of lineflow's job (manifests/flink/flinkdeployment.yaml). */
+    static final String LINEFLOW_ENTRY_CLASS = "io.lineflow.job.LineflowJob";
+
+    /** Where lineflow's image puts the job jar (manifests/flink/flinkdeployment.yaml). */
+    static final String LINEFLOW_JAR = "local:///opt/flink/usrlib/lineflow-job.jar";
 
     private SpecReader() {}
 
@@ -55,6 +62,9 @@ public final class SpecReader {
                 .jobManagerReplicas(replicas)
                 .mounts(mounts(common, jm), mounts(common, tm));
         if (hasJob) {
+            if (!runsLineflowJob(s.getJob())) {
+                b.otherJob();
+            }
             b.jobArgs(
                     s.getJob().getArgs() == null
                             ? List.of()
@@ -65,6 +75,18 @@ public final class SpecReader {
             b.session();
         }
         return b.build();
+    }
+
+    /**
+     * Whether a job spec runs lineflow's job: its entry class is {@link #LINEFLOW_ENTRY_CLASS}, or it
+     * names none and starts the jar lineflow's image carries ({@link #LINEFLOW_JAR}), whose manifest
+     * names that class. Only then do the job's own defaults and switches count in the spec checks.
+     */
+    static boolean runsLineflowJob(JobSpec job) {
+        String entry = job.getEntryClass();
+        return entry == null || entry.isBlank()
+                ? LINEFLOW_JAR.equals(job.getJarURI())
+                : LINEFLOW_ENTRY_CLASS.equals(entry.strip());
     }
 
     public static KubernetesStatus status(FlinkDeployment fd) {

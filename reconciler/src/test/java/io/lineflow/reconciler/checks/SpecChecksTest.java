@@ -45,18 +45,65 @@ class SpecChecksTest {
     }
 
     @Test
-    void anUnsetIntervalIsNotOffTheOperatorOrTheJobSetsOne() {
-        // The operator gives last-state deployments 5 min (FlinkConfigBuilder); the job its own default.
-        assertThat(SpecChecks.checkpointingDisabled(with("execution.checkpointing.interval", null))
-                        .findings())
-                .isEmpty();
-        Map<String, String> c = goodConf();
-        c.remove("execution.checkpointing.interval");
-        SpecObservation stateless = SpecObservation.builder("flink", "lineflow")
-                .flinkConfiguration(c)
-                .upgradeMode("stateless")
+    void anUnsetIntervalIsTheOperatorsForLastStateAndReportedAsSuch() {
+        // FlinkConfigBuilder (1.10.0, 1.15.0) gives last-state deployments 5 min, whoever's job.
+        for (SpecObservation s : List.of(
+                with("execution.checkpointing.interval", null),
+                SpecObservation.builder("flink", "other")
+                        .flinkConfiguration(without("execution.checkpointing.interval"))
+                        .upgradeMode("last-state")
+                        .otherJob()
+                        .build())) {
+            HealthResult r = SpecChecks.checkpointingDisabled(s);
+            assertThat(r.codes()).containsExactly(FindingCode.CHECKPOINT_INTERVAL_DEFAULTED);
+            assertThat(r.worst()).contains(Severity.INFO);
+            assertThat(r.findings().get(0).message()).contains("5 min", "retention");
+        }
+    }
+
+    @Test
+    void anUnsetIntervalOutsideLastStateIsTheJobsDefaultOnlyForLineflowsJob() {
+        for (String mode : new String[] {"stateless", "savepoint", null}) {
+            SpecObservation lineflow = SpecObservation.builder("flink", "lineflow")
+                    .flinkConfiguration(without("execution.checkpointing.interval"))
+                    .upgradeMode(mode)
+                    .build();
+            assertThat(SpecChecks.checkpointingDisabled(lineflow).findings())
+                    .as("lineflow's job, %s", mode)
+                    .isEmpty();
+            SpecObservation other = SpecObservation.builder("flink", "other")
+                    .flinkConfiguration(without("execution.checkpointing.interval"))
+                    .upgradeMode(mode)
+                    .otherJob()
+                    .build();
+            HealthResult r = SpecChecks.checkpointingDisabled(other);
+            assertThat(r.codes()).as("another job, %s", mode).containsExactly(FindingCode.CHECKPOINTING_DISABLED);
+            assertThat(r.worst()).contains(Severity.CRITICAL);
+        }
+    }
+
+    @Test
+    void anotherJobsArgumentsAndLineflowsSwitchAreNotFlinkConfiguration() {
+        SpecObservation other = SpecObservation.builder("flink", "other")
+                .flinkConfiguration(without("execution.checkpointing.interval"))
+                .upgradeMode("savepoint")
+                .jobArgs(List.of("--execution.checkpointing.interval", "60 s"))
+                .otherJob()
                 .build();
-        assertThat(SpecChecks.checkpointingDisabled(stateless).findings()).isEmpty();
+        assertThat(SpecChecks.checkpointingDisabled(other).codes()).containsExactly(FindingCode.CHECKPOINTING_DISABLED);
+        SpecObservation otherWithSwitch = SpecObservation.builder("flink", "other")
+                .flinkConfiguration(goodConf())
+                .upgradeMode("last-state")
+                .jobArgs(List.of("--lineflow.checkpointing.enabled", "false"))
+                .otherJob()
+                .build();
+        assertThat(SpecChecks.checkpointingDisabled(otherWithSwitch).findings()).isEmpty();
+    }
+
+    private static Map<String, String> without(String key) {
+        Map<String, String> c = goodConf();
+        c.remove(key);
+        return c;
     }
 
     @Test
@@ -182,9 +229,22 @@ class SpecChecksTest {
     }
 
     @Test
-    void reportsCheckpointsNotRetainedByDefaultAndWhenDeletedOnCancel() {
+    void reportsCheckpointsNotRetainedWhenDeletedOnCancelOrUnsetOutsideTheOperatorsJobs() {
+        // The operator sets RETAIN_ON_CANCELLATION for every job it deploys (FlinkConfigBuilder).
         assertThat(SpecChecks.checkpointsNotRetained(
                                 with("execution.checkpointing.externalized-checkpoint-retention", null))
+                        .findings())
+                .isEmpty();
+        assertThat(SpecChecks.checkpointsNotRetained(SpecObservation.builder("flink", "session")
+                                .flinkConfiguration(
+                                        without("execution.checkpointing.externalized-checkpoint-retention"))
+                                .session()
+                                .build())
+                        .has(FindingCode.CHECKPOINTS_NOT_RETAINED))
+                .isTrue();
+        assertThat(SpecChecks.checkpointsNotRetained(with(
+                                "execution.checkpointing.externalized-checkpoint-retention",
+                                "NO_EXTERNALIZED_CHECKPOINTS"))
                         .has(FindingCode.CHECKPOINTS_NOT_RETAINED))
                 .isTrue();
         assertThat(SpecChecks.checkpointsNotRetained(with(

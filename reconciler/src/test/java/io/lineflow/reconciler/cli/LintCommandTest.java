@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.reconciler.act.Reports;
 import io.lineflow.reconciler.model.FindingCode;
+import io.lineflow.reconciler.model.Severity;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 
@@ -53,9 +55,54 @@ class LintCommandTest {
         Run r = lint("--output", "json", manifest.toString());
         JsonNode report = Reports.JSON.readTree(r.out());
         Set<String> codes = new HashSet<>();
-        report.get(0).get("findings").forEach(f -> codes.add(f.get("code").asText()));
+        Set<Severity> severities = new HashSet<>();
+        report.get(0).get("findings").forEach(f -> {
+            codes.add(f.get("code").asText());
+            severities.add(Severity.valueOf(f.get("severity").asText()));
+        });
         assertThat(codes).containsExactly(FindingCode.valueOf(expected).name());
-        assertThat(r.exit()).isIn(1, 2);
+        assertThat(r.exit()).isEqualTo(severities.iterator().next().exitCode());
+    }
+
+    @Test
+    void anotherTeamsJobWithoutAnIntervalIsOffInStatelessAndSavepointMode() throws IOException {
+        // The GitOps gate sees every FlinkDeployment of a namespace: for a job that is not
+        // lineflow's, only an explicit interval or the operator's last-state default turns
+        // checkpointing on.
+        Path savepoint = BAD.resolve("CHECKPOINTING_DISABLED-other-job-savepoint.yaml");
+        Path stateless = Files.createTempFile("other-job-stateless", ".yaml");
+        Files.writeString(
+                stateless, Files.readString(savepoint).replace("upgradeMode: savepoint", "upgradeMode: stateless"));
+        for (Path manifest : List.of(savepoint, stateless)) {
+            JsonNode finding = findings(lint("--output", "json", manifest.toString()), "CHECKPOINTING_DISABLED");
+            assertThat(finding).as(manifest.toString()).isNotNull();
+            assertThat(finding.get("message").asText())
+                    .contains("cannot see")
+                    .contains("execution.checkpointing.interval");
+        }
+        Path lastState = Files.createTempFile("other-job-last-state", ".yaml");
+        Files.writeString(
+                lastState, Files.readString(savepoint).replace("upgradeMode: savepoint", "upgradeMode: last-state"));
+        Run r = lint("--output", "json", lastState.toString());
+        assertThat(findings(r, "CHECKPOINTING_DISABLED")).isNull();
+        assertThat(findings(r, "CHECKPOINT_INTERVAL_DEFAULTED").get("message").asText())
+                .contains("5 min");
+    }
+
+    @Test
+    void lineflowsJobWithoutAnIntervalRunsAtItsOwnDefault() throws IOException {
+        Run r = lint(GOOD.resolve("lineflow-savepoint-no-interval.yaml").toString());
+        assertThat(r.exit()).isZero();
+        assertThat(r.out()).contains("HEALTHY").doesNotContain("CHECKPOINT");
+    }
+
+    private static JsonNode findings(Run r, String code) throws IOException {
+        for (JsonNode f : Reports.JSON.readTree(r.out()).get(0).get("findings")) {
+            if (f.get("code").asText().equals(code)) {
+                return f;
+            }
+        }
+        return null;
     }
 
     @Test
