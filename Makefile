@@ -46,8 +46,12 @@ build: ## Compile and package every module without running tests.
 	$(MVN) -DskipTests package
 
 .PHONY: test
-test: ## Run every test (unit, integration on real Kafka/PostgreSQL/Flink).
+test: test-tools ## Run every test (unit, integration on real Kafka/PostgreSQL/Flink).
 	$(MVN) verify
+
+.PHONY: test-tools
+test-tools: ## Install the Debian packages the tests run besides Java (promtool, shellcheck) when missing; needs root then.
+	scripts/test-tools.sh
 
 .PHONY: format
 format: ## Format the Java sources (palantir-java-format through spotless); `make test` fails on unformatted code.
@@ -115,6 +119,11 @@ $(KUBECTL) $(HELM):
 .PHONY: render
 render: tools ## Print the manifests of overlay ENV (IMAGE=… replaces the job image).
 	scripts/render.sh "$(ENV)" $(IMAGE)
+
+.PHONY: alert-rules
+alert-rules: test-tools ## Check and unit-test the alert rules with promtool; writes them as a plain rules file (deploy/target/alerts) for a Prometheus without the Prometheus Operator.
+	$(MVN) -pl deploy -am verify -Dsurefire.failIfNoSpecifiedTests=false -Dtest=AlertRulesTest
+	@echo "alert rules: deploy/target/alerts/lineflow-alerts.rules.yml"
 
 .PHONY: validate
 validate: lint ## Render every overlay, validate every object against its schema and the image layout, and lint it.

@@ -36,7 +36,8 @@ final class KubeSchemas {
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     /** Kinds no schema is available for offline; callers check them by other means. */
-    static final Set<String> WITHOUT_SCHEMA = Set.of("monitoring.coreos.com/v1/PodMonitor");
+    static final Set<String> WITHOUT_SCHEMA =
+            Set.of("monitoring.coreos.com/v1/PodMonitor", "monitoring.coreos.com/v1/PrometheusRule");
 
     private final Map<String, JsonSchema> byApiVersionKind = new HashMap<>();
 

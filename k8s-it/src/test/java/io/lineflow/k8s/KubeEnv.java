@@ -34,7 +34,8 @@ public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
     /** Where {@code make k8s-test-env} keeps its server; reused when it answers. */
     static final Path SHARED_STATE = Repo.ROOT.resolve(".cache/k8s-env");
     /** Stand-ins for CRDs of other projects that the overlays use (see the file's comment). */
-    private static final List<String> EXTRA_CRDS = List.of("/crds/podmonitors.monitoring.coreos.com.yaml");
+    private static final List<String> EXTRA_CRDS =
+            List.of("/crds/podmonitors.monitoring.coreos.com.yaml", "/crds/prometheusrules.monitoring.coreos.com.yaml");
 
     private final Path state;
     private final boolean owned;

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages `make test` runs besides Java: promtool (package prometheus), which
+# checks and unit-tests the shipped alert rules, and shellcheck, which lints the project's shell
+# scripts. Prints nothing when they are already there;
+# otherwise installs them with apt-get (root), or stops with what to install.
+#
+# Usage: scripts/test-tools.sh
+set -euo pipefail
+
+want=()
+for pair in promtool:prometheus shellcheck:shellcheck; do
+  cmd="${pair%%:*}" pkg="${pair#*:}"
+  command -v "$cmd" >/dev/null || want+=("$pkg")
+done
+[[ ${#want[@]} == 0 ]] && exit 0
+
+die() { echo "test-tools: $*" >&2; exit 1; }
+[[ "$(id -u)" == 0 ]] || die "missing ${want[*]}: run \`sudo apt-get install ${want[*]}\` (or make test-tools as root)"
+command -v apt-get >/dev/null || die "missing ${want[*]}, and there is no apt-get to install them (Debian/Ubuntu needed)"
+echo "test-tools: installing ${want[*]} with apt-get" >&2
+# A fresh machine's package lists may be missing or old: update them only when the install fails.
+if ! DEBIAN_FRONTEND=noninteractive timeout 600 apt-get -qq install -y --no-install-recommends "${want[@]}" >/dev/null; then
+  timeout 300 apt-get -qq update || die "apt-get update failed or took over 5 minutes"
+  DEBIAN_FRONTEND=noninteractive timeout 600 apt-get -qq install -y --no-install-recommends "${want[@]}" >/dev/null \
+    || die "apt-get install ${want[*]} failed or took over 10 minutes"
+fi
