@@ -9,6 +9,9 @@ JAVA ?= java
 RUN_ARGS ?=
 # Options for `make drill` (see README, "The restart drill"), e.g. DRILL_ARGS="--faults tm-kill --points 0.5".
 DRILL_ARGS ?=
+# Options for `make migrate`: the job's configuration as `--key value` pairs or `--config FILE`,
+# which win over the LINEFLOW_* environment, e.g. MIGRATE_ARGS="--lineflow.jdbc.url jdbc:postgresql://db/lineflow".
+MIGRATE_ARGS ?=
 # What Flink needs opened on JDK 17: the parent POM's lineflow.jdk.opens, as the test kit's build
 # writes it (a shell substitution, read when the recipe runs, after its Maven step built the kit).
 JAVA_OPENS = $$(sed -n 's/^add-opens=//p' $(CURDIR)/testkit/target/classes/io/lineflow/testing/jvm.properties)
@@ -36,8 +39,9 @@ OPERATOR_WATCH_NAMESPACES ?= $(if $(filter e2e,$(ENV)),lineflow-e2e,lineflow lin
 ##@ General
 
 .PHONY: help
+# Help texts name the operator's version as $(OPERATOR_CHART_VERSION), filled in from chart.env.
 help: ## Show this help.
-	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+	@awk -v operator=$(OPERATOR_CHART_VERSION) 'BEGIN {FS = ":.*##"; printf "Usage: make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { gsub(/\$$\(OPERATOR_CHART_VERSION\)/, operator, $$2); printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
 
 ##@ Develop
 
@@ -72,7 +76,7 @@ run: ## Run the job locally on embedded Kafka and PostgreSQL with a line simulat
 	  -Dlog.file=target/local-run-logs/flink.log -cp "target/test-classes:target/classes:$$(cat target/run.classpath)" io.lineflow.local.LocalRun $(RUN_ARGS)
 
 .PHONY: migrate
-migrate: ## Apply the schema migrations to LINEFLOW_JDBC_URL (user/password from LINEFLOW_JDBC_USER/_PASSWORD).
+migrate: ## Apply the schema migrations to LINEFLOW_JDBC_URL (user/password from LINEFLOW_JDBC_USER/_PASSWORD; MIGRATE_ARGS=…).
 	$(MVN) -q -pl job -am -DskipTests test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/run.classpath
 	cd job && exec $(JAVA) -cp "target/classes:$$(cat target/run.classpath)" io.lineflow.job.schema.MigrateSchema $(MIGRATE_ARGS)
 
@@ -139,7 +143,7 @@ image-tar: ## Build the job image as a tar, offline (IMAGE_TAR=…, BASE_IMAGE=s
 	BASE_IMAGE="$(BASE_IMAGE)" MVN="$(MVN)" scripts/image.sh tar "$(or $(IMAGE),lineflow-job:dev)" "$(abspath $(IMAGE_TAR))"
 
 .PHONY: operator-install
-operator-install: tools ## Install or upgrade the Flink Kubernetes Operator 1.10.0 with operator-config/values.yaml (+ values-$(ENV).yaml); chart from the source release if present, else the Apache repo.
+operator-install: tools ## Install or upgrade the Flink Kubernetes Operator $(OPERATOR_CHART_VERSION) with operator-config/values.yaml (+ values-$(ENV).yaml); chart from the source release if present, else the Apache repo.
 	for ns in $(OPERATOR_NAMESPACE) $(OPERATOR_WATCH_NAMESPACES); do \
 	  $(KUBECTL) create namespace "$$ns" --dry-run=client -o yaml | $(KUBECTL) apply -f -; done
 	chart="$(OPERATOR_CHART)"; [ -n "$$chart" ] || chart="$$(scripts/e2e-images.sh chart 2>/dev/null)" || chart=""; \
@@ -249,12 +253,12 @@ e2e-status: ## Show whether the e2e cluster is up with its node Ready (`scripts/
 ##@ End to end images
 
 .PHONY: e2e-images
-e2e-images: ## Build the e2e image tars offline (stand-in Flink 1.20.1 and JRE bases, operator 1.10.0, job, reconciler) and import them into the e2e cluster when it is up.
+e2e-images: ## Build the e2e image tars offline (stand-in Flink 1.20.1 and JRE bases, operator $(OPERATOR_CHART_VERSION), job, reconciler) and import them into the e2e cluster when it is up.
 	@sock="$(E2E_STATE)/containerd/containerd.sock"; \
 	if [ -S "$$sock" ]; then MVN="$(MVN)" scripts/e2e-images.sh import "$$sock" k8s.io; \
 	else MVN="$(MVN)" scripts/e2e-images.sh build; echo "e2e-images: no e2e cluster at $(E2E_STATE), nothing imported"; fi
 	@scripts/e2e-images.sh env
 
 .PHONY: operator-build
-operator-build: ## Build the Flink Kubernetes Operator 1.10.0 jars from its source release (LINEFLOW_OPERATOR_SRC=…; cached).
+operator-build: ## Build the Flink Kubernetes Operator $(OPERATOR_CHART_VERSION) jars from its source release (LINEFLOW_OPERATOR_SRC=…; cached).
 	MVN="$(MVN)" scripts/e2e-images.sh operator-build

@@ -6,8 +6,9 @@
 #                                          (which cannot be pulled here): a Debian JRE 17 rootfs,
 #                                          Flink 1.20.1's jars from Maven Central and start
 #                                          scripts of our own (images/flink-standin/scripts)
-#   lineflow/flink-kubernetes-operator:1.10.0
+#   lineflow/flink-kubernetes-operator:VERSION
 #                                          the real operator, built from its source release
+#                                          (VERSION: OPERATOR_CHART_VERSION of operator-config/chart.env)
 #   lineflow-job:e2e                       the job image: the production Jib build
 #                                          (scripts/image.sh) on top of the stand-in
 #   lineflow-job:e2e-next                  the job's "next release" for the upgrade scenarios: the
@@ -34,14 +35,14 @@
 #                                           and print its folder (builds nothing)
 #   scripts/e2e-images.sh env               print the image names and tar paths (shell syntax)
 # Env: LINEFLOW_OPERATOR_SRC  operator source release (.tar.gz); default
-#      ../shared/vendor/flink-kubernetes-operator-1.10.0-src.tar.gz, relative to the repository
+#      ../shared/vendor/flink-kubernetes-operator-VERSION-src.tar.gz, relative to the repository
 #      MVN                    Maven command (default: mvn -B -ntp)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CACHE="${LINEFLOW_IMAGES_CACHE:-$ROOT/.cache/e2e-images}"
 SHARED="${LINEFLOW_IMAGES_SHARED_CACHE-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/lineflow/e2e-images}"
-OPERATOR_VERSION=1.10.0
+OPERATOR_VERSION="$(sed -n 's/^OPERATOR_CHART_VERSION=//p' "$ROOT/operator-config/chart.env")"
 FLINK_VERSION="$(sed -n 's:.*<flink.version>\(.*\)</flink.version>.*:\1:p' "$ROOT/pom.xml" | head -1)"
 FLINK_IMAGE="lineflow/flink-standin:$FLINK_VERSION-java17"
 OPERATOR_IMAGE="lineflow/flink-kubernetes-operator:$OPERATOR_VERSION"

@@ -5,7 +5,7 @@
 #               scheduler, kubelet + containerd, kube-proxy, bridge network, DNS stand-in
 #   images      the stand-in Flink base, the job, reconciler and operator images (Jib tars),
 #               imported into the node's containerd
-#   operator    the operator 1.10.0 from its source release's chart (make operator-install)
+#   operator    the operator from its source release's chart (make operator-install)
 #   services    real Kafka and PostgreSQL on the host, on the node's bridge address
 #   deploy      `make deploy ENV=e2e` exactly as a user runs it (schema migration Job included)
 #   running     until the operator reports the JobManager READY and the job RUNNING
