@@ -29,7 +29,6 @@ set -euo pipefail
 
 # shellcheck source=scripts/k8s-test-env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/k8s-test-env.sh"
-log() { echo "e2e-cluster: $*" >&2; }
 
 SELF="$ROOT/scripts/e2e-cluster.sh"
 STATE="${LINEFLOW_E2E_STATE:-$ROOT/.cache/e2e}"
@@ -199,6 +198,8 @@ network() {
   touch "$PLUMBING"
   save_sysctls
   ip link add "$BRIDGE" type bridge || die "could not create bridge $BRIDGE"
+  # Either step failing is fatal, which is what `A && B || die` means here.
+  # shellcheck disable=SC2015
   ip addr add "$NODE_IP/24" dev "$BRIDGE" && ip link set "$BRIDGE" up || die "could not bring $BRIDGE up as $NODE_IP/24"
   # The host reaches ClusterIPs through the bridge too, not through its default route.
   ip route add "$SERVICE_CIDR" dev "$BRIDGE" src "$NODE_IP" || die "could not route $SERVICE_CIDR to $BRIDGE"
@@ -497,6 +498,8 @@ containers_gone() {
 # Shims outlive containerd; ours name its socket on their command line.
 shims_gone() {
   local f
+  # The names are /proc/PID/cmdline, one word each.
+  # shellcheck disable=SC2013
   for f in $(grep -lsaF -- "$SOCK" /proc/[0-9]*/cmdline); do
     if grep -qsa containerd-shim "$f"; then f="${f#/proc/}"; kill -9 "${f%/cmdline}" 2>/dev/null || true; fi
   done
@@ -549,6 +552,8 @@ down() {
   # What is outside the state dir only when this state dir made it (another state's `up` must
   # not lose its bridge or cgroups to this `down`).
   if [[ -e "$PLUMBING" ]]; then
+    # Neither a missing kube-proxy nor a failed cleanup stops `down`: `|| true` covers both.
+    # shellcheck disable=SC2015
     [[ -x "$BIN/kube-proxy" ]] && timeout 60 "$BIN/kube-proxy" --cleanup >/dev/null 2>&1 || true
     phase iptables chains_gone
     ip link del "$BRIDGE" 2>/dev/null || true

@@ -39,7 +39,8 @@
 #      MVN                    Maven command (default: mvn -B -ntp)
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 CACHE="${LINEFLOW_IMAGES_CACHE:-$ROOT/.cache/e2e-images}"
 SHARED="${LINEFLOW_IMAGES_SHARED_CACHE-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/lineflow/e2e-images}"
 OPERATOR_VERSION="$(sed -n 's/^OPERATOR_CHART_VERSION=//p' "$ROOT/operator-config/chart.env")"
@@ -67,8 +68,6 @@ FLINK_UID=9999
 # Bump when the rootfs recipe below changes in a way the package list does not show.
 JRE_RECIPE=r1
 read -r -a MVN <<< "${MVN:-mvn -B -ntp}"
-log() { echo "e2e-images: $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
 sha() { sha256sum | cut -c1-16; }
 
 # --- cache -----------------------------------------------------------------------------------
@@ -138,6 +137,8 @@ image_tar() {
   printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":[%s]}]' "$d" "$name" "$layers" > "$dir/manifest.json"
   mkdir -p "$(dirname "$tar")"
   # Member names without "./": Jib refuses an entry that names the destination folder itself.
+  # The layers are named by their digests, so none starts with a dash.
+  # shellcheck disable=SC2035
   (cd "$dir" && tar --numeric-owner --owner=0 --group=0 -cf "$tar.part" manifest.json "$d.json" *.tar.gz) && mv "$tar.part" "$tar"
   rm -rf "$dir"
   log "wrote $name to $tar ($(du -h "$tar" | cut -f1))"
@@ -174,8 +175,9 @@ jre_layer() {
   log "building the JRE 17 rootfs from $(wc -l <<<"$pkgs") Debian packages into $JRE_LAYER"
   work="$CACHE/work/jre"
   rm -rf "$work" && mkdir -p "$work/debs" "$work/rootfs"
-  # shellcheck disable=SC2046
-  (cd "$work/debs" && apt-get download -qq $(echo "$pkgs")) || die "apt-get download failed"
+  # One argument per package=version line.
+  # shellcheck disable=SC2086
+  (cd "$work/debs" && apt-get download -qq $pkgs) || die "apt-get download failed"
   # Debian 12 packages still ship /bin, /lib…; the merged-/usr links go in first, as debootstrap does.
   mkdir -p "$work/rootfs/usr/bin" "$work/rootfs/usr/sbin" "$work/rootfs/usr/lib" "$work/rootfs/usr/lib64"
   for d in bin sbin lib lib64; do ln -s "usr/$d" "$work/rootfs/$d"; done
@@ -242,13 +244,16 @@ flink_image() {
 OPERATOR_OUT=""
 operator_build() {
   [[ -f "$OPERATOR_SRC" ]] || die "operator source $OPERATOR_SRC not found; set LINEFLOW_OPERATOR_SRC to flink-kubernetes-operator-$OPERATOR_VERSION-src.tar.gz (Apache archive)"
-  local key="operator-$OPERATOR_VERSION-$(sha < "$OPERATOR_SRC")" work tree start=$SECONDS
+  local key work tree start=$SECONDS
+  key="operator-$OPERATOR_VERSION-$(sha < "$OPERATOR_SRC")"
   OPERATOR_OUT="$CACHE/$key"
   from_shared "$key" && return 0
   log "building the Flink Kubernetes Operator $OPERATOR_VERSION from $OPERATOR_SRC (a few minutes)"
   work="$CACHE/work/operator"
   rm -rf "$work" && mkdir -p "$work"
   tar xzf "$OPERATOR_SRC" -C "$work"
+  # The release tarball holds one top folder, named by Apache.
+  # shellcheck disable=SC2012
   tree="$(ls -d "$work"/*/ | head -1)"
   [[ -f "$tree/flink-kubernetes-operator/pom.xml" ]] || die "$OPERATOR_SRC holds no flink-kubernetes-operator module"
   # okhttp: the shaded jar has no HTTP client otherwise; antrun: the api module would download
@@ -273,7 +278,8 @@ operator_build() {
 OPERATOR_CHART=""
 operator_chart() {
   [[ -f "$OPERATOR_SRC" ]] || die "operator source $OPERATOR_SRC not found; set LINEFLOW_OPERATOR_SRC to flink-kubernetes-operator-$OPERATOR_VERSION-src.tar.gz (Apache archive)"
-  local dir="$CACHE/chart-$OPERATOR_VERSION-$(sha < "$OPERATOR_SRC")"
+  local dir
+  dir="$CACHE/chart-$OPERATOR_VERSION-$(sha < "$OPERATOR_SRC")"
   OPERATOR_CHART="$dir/flink-kubernetes-operator"
   [[ -f "$OPERATOR_CHART/Chart.yaml" ]] && return 0
   rm -rf "$dir.part" && mkdir -p "$dir.part"

@@ -22,7 +22,8 @@
 # E2E_ARGS: extra options of the verifier (KubernetesE2e verify), e.g. "--time-per-window 3s".
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 RUN="${E2E_RUN_DIR:-$ROOT/.cache/e2e-run}"
 NS=lineflow-e2e
@@ -37,7 +38,7 @@ E2E_SCENARIOS="${E2E_SCENARIOS:-steady}"
 mkdir -p "$RUN"
 TIMINGS="$RUN/timings.txt"
 : > "$TIMINGS"
-log() { echo "e2e: $*" >&2; }
+# A failed run says FAILED, not lib.sh's ERROR.
 die() { log "FAILED: $*"; exit 1; }
 
 phase_start=0
@@ -101,6 +102,8 @@ setsid java -Xmx768m -Djava.io.tmpdir="$RUN" -cp "$DRILL_CP" io.lineflow.drill.K
   --host "$BRIDGE_IP" --kafka-port "$KAFKA_PORT" --postgres-port "$PG_PORT" \
   --client-cidr "$POD_CIDR" --dir "$RUN/services" --control-port "$CONTROL_PORT" </dev/null >"$RUN/services.log" 2>&1 &
 echo $! > "$RUN/services.pid"
+# rc is assigned inside the trap's own command.
+# shellcheck disable=SC2154
 trap 'rc=$?; [[ "${E2E_KEEP:-0}" = 1 ]] || stop_services; exit $rc' EXIT
 await 180 "Kafka and PostgreSQL on $BRIDGE_IP" grep -q "e2e services ready" "$RUN/services.log"
 
@@ -176,6 +179,8 @@ next_image="$(awk '$1 ~ /\/lineflow-job:e2e-next$/ { print $1; exit }' <<< "$ima
 for tag in e2e-upgrade-1 e2e-upgrade-2; do
   ctr --address "$CONTAINERD_SOCK" -n k8s.io images tag --force "$next_image" "${next_image%:e2e-next}:$tag" >/dev/null
 done
+# E2E_ARGS is split into the verifier's options.
+# shellcheck disable=SC2086
 java -cp "$DRILL_CP" io.lineflow.drill.KubernetesE2e verify \
   --bootstrap "$BRIDGE_IP:$KAFKA_PORT" --jdbc-url "jdbc:postgresql://$BRIDGE_IP:$PG_PORT/lineflow" \
   --namespace "$NS" --operator-namespace "$OPERATOR_NS" --kubectl "${KUBECTL[0]}" \

@@ -39,6 +39,8 @@ APTOPT=("${LISTOPT[@]}" -o "Dir::Etc::SourceParts=$APT/parts" -o "Dir::State::Li
 echo "k8s-openapi.sh: fetching Debian source package $SRC_PKG for swagger.json" >&2
 apt-get "${APTOPT[@]}" update
 (cd "$APT/src" && apt-get "${APTOPT[@]}" source --download-only "$SRC_PKG")
+# Debian names the tarball; the first match is the one apt fetched.
+# shellcheck disable=SC2012
 tarball="$(ls "$APT"/src/${SRC_PKG}_*.orig.tar.gz | head -1)"
 tmp="$(mktemp -d "$APT/x.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT

@@ -24,7 +24,8 @@
 # STATE/kubeconfig` talks to the server.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 K8S_VERSION="1.20.2"
 CACHE="${LINEFLOW_K8S_CACHE:-$ROOT/.cache/k8s}"
 # Everything that changes the binaries is in the key, so a changed recipe builds afresh.
@@ -36,8 +37,6 @@ SHARED="${LINEFLOW_K8S_SHARED_CACHE-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/line
 K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy)
 APISERVER="$OUT/bin/kube-apiserver"
 ETCD="$OUT/bin/etcd"
-log() { echo "k8s-test-env: $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
 
 # --- build ------------------------------------------------------------------------------------
 
@@ -97,7 +96,7 @@ build() {
   has_build "$OUT/bin" && return 0
   if [[ -n "$SHARED" ]] && has_build "$SHARED/$RECIPE/bin"; then
     rm -rf "$OUT/bin.part" && mkdir -p "$OUT" && cp -r "$SHARED/$RECIPE/bin" "$OUT/bin.part"
-    rm -rf "$OUT/bin" && mv "$OUT/bin.part" "$OUT/bin"
+    rm -rf "${OUT:?}/bin" && mv "$OUT/bin.part" "$OUT/bin"
     log "reused the build in $SHARED/$RECIPE (machine-wide cache)"
     return 0
   fi
@@ -113,6 +112,8 @@ build() {
       rsync libpopt0 golang-github-modern-go-reflect2-dev) \
     || die "could not download golang-1.19-go, etcd-server, rsync or reflect2 from Debian"
   for d in "$work"/deb/*.deb; do dpkg-deb -x "$d" "$work/deb/x"; done
+  # Debian names the tarball; the first match is the one apt fetched.
+  # shellcheck disable=SC2012
   tar xzf "$(ls "$work"/src/kubernetes_*.orig.tar.gz | head -1)" -C "$work/src"
   local tree="$work/src/kubernetes-$K8S_VERSION"
   [[ -d "$tree" ]] || die "expected kubernetes-$K8S_VERSION in the Debian source package, found: $(ls "$work/src")"
@@ -124,14 +125,14 @@ build() {
   log "fetched and patched in $((SECONDS - start)) s; compiling (log: $work/make.log)"
   (
     export GOROOT="$work/deb/x/usr/lib/go-1.19" LD_LIBRARY_PATH="$work/deb/x/usr/lib/x86_64-linux-gnu"
-    export CGO_ENABLED=0 GOPROXY=off GOFLAGS= GOCACHE="$work/gocache" HOME="$work"
+    export CGO_ENABLED=0 GOPROXY=off GOFLAGS='' GOCACHE="$work/gocache" HOME="$work"
     export PATH="$GOROOT/bin:$work/deb/x/usr/bin:$PATH"
     cd "$tree" && make WHAT="${what[*]}" >"$work/make.log" 2>&1
   ) || { tail -30 "$work/make.log" >&2; die "Kubernetes build failed, log: $work/make.log"; }
   rm -rf "$OUT/bin.part" && mkdir -p "$OUT/bin.part"
   for b in "${K8S_CMDS[@]}"; do install -m 0755 "$tree/_output/bin/$b" "$OUT/bin.part/$b"; done
   install -m 0755 "$work/deb/x/usr/bin/etcd" "$OUT/bin.part/etcd"
-  rm -rf "$OUT/bin" && mv "$OUT/bin.part" "$OUT/bin"
+  rm -rf "${OUT:?}/bin" && mv "$OUT/bin.part" "$OUT/bin"
   echo "$((SECONDS - start))" > "$OUT/build-seconds"
   rm -rf "$work"
   publish
@@ -201,6 +202,8 @@ issue() {
   fi
   [[ -s "$pki/$name.crt" && "$(cat "$pki/$name.ext" 2>/dev/null)" == "$ext" ]] && return 0
   printf '%s\n' "$ext" > "$pki/$name.ext"
+  # Either step failing is fatal, which is what `A && B || die` means here.
+  # shellcheck disable=SC2015
   openssl req -newkey rsa:2048 -nodes -subj "$subject" -keyout "$pki/$name.key" -out "$pki/$name.csr" 2>/dev/null \
     && openssl x509 -req -in "$pki/$name.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
          -days 3650 -extfile "$pki/$name.ext" -out "$pki/$name.crt" 2>/dev/null \
@@ -212,6 +215,8 @@ certs() {
   local pki="$STATE/pki"
   issue apiserver "/CN=kube-apiserver" "$(printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth' "$1")"
   if [[ ! -s "$pki/sa.pub" ]]; then
+    # Either step failing is fatal, which is what `A && B || die` means here.
+    # shellcheck disable=SC2015
     openssl genrsa -out "$pki/sa.key" 2048 2>/dev/null && openssl rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub" 2>/dev/null \
       || die "openssl could not make the ServiceAccount keys in $pki"
   fi
@@ -310,6 +315,8 @@ start() {
   build
   stop
   mkdir -p "$STATE"
+  # rc is assigned inside the trap's own command.
+  # shellcheck disable=SC2154
   trap 'rc=$?; if [[ $rc != 0 ]]; then log "start failed, stopping what it started"; stop; fi' EXIT
   certs "IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc"
   tokens ""

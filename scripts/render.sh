@@ -11,6 +11,8 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 ENV_NAME="${1:?usage: render.sh ENV [IMAGE]}"
 IMAGE="${2:-}"
 OVERLAY="$ROOT/kustomize/overlays/$ENV_NAME"
+# Overlay names are folder names of this repository, one word each.
+# shellcheck disable=SC2012
 [[ -f "$OVERLAY/kustomization.yaml" ]] || { echo "render.sh: no overlay '$ENV_NAME' (have: $(ls "$ROOT/kustomize/overlays" | tr '\n' ' '))" >&2; exit 2; }
 "$ROOT/scripts/tools.sh"
 KUSTOMIZE="$ROOT/bin/kubectl kustomize"
