@@ -50,7 +50,7 @@ build: ## Compile and package every module without running tests.
 	$(MVN) -DskipTests package
 
 .PHONY: test
-test: test-tools ## Run every test (unit, integration on real Kafka/PostgreSQL/Flink).
+test: test-tools ## Run every test (unit, integration on real Kafka/PostgreSQL/Flink, promtool on the alert rules, shellcheck over the scripts).
 	$(MVN) verify
 
 .PHONY: test-tools
