@@ -5,9 +5,9 @@ SHELL := /usr/bin/env bash
 
 MVN ?= mvn -B -ntp
 JAVA ?= java
-# Options for `make run`, passed to the local launcher (see README, "The local run").
+# Options for `make run`, passed to the local launcher (docs/develop.md, "The local run").
 RUN_ARGS ?=
-# Options for `make drill` (see README, "The restart drill"), e.g. DRILL_ARGS="--faults tm-kill --points 0.5".
+# Options for `make drill` (docs/drill.md), e.g. DRILL_ARGS="--faults tm-kill --points 0.5".
 DRILL_ARGS ?=
 # Options for `make migrate`: the job's configuration as `--key value` pairs or `--config FILE`,
 # which win over the LINEFLOW_* environment, e.g. MIGRATE_ARGS="--lineflow.jdbc.url jdbc:postgresql://db/lineflow".
@@ -208,7 +208,7 @@ reconciler-image-tar: ## Build the reconciler image as reconciler/target/jib-ima
 K8S_ENV_STATE ?= $(CURDIR)/.cache/k8s-env
 
 .PHONY: k8s-test-env
-k8s-test-env: ## Start etcd + kube-apiserver 1.20.2 on loopback with RBAC (first run builds it, ~7-10 min; LINEFLOW_K8S_CACHE=dir shares the build).
+k8s-test-env: ## Start etcd + kube-apiserver 1.20.2 on loopback with RBAC (the first run builds it, about 25 min on 2 cores; LINEFLOW_K8S_CACHE=dir shares the build).
 	scripts/k8s-test-env.sh start "$(K8S_ENV_STATE)"
 	@echo "kubectl --kubeconfig $(K8S_ENV_STATE)/kubeconfig get ns   (tests in k8s-it reuse this server)"
 
@@ -231,7 +231,7 @@ E2E_DRILL_SCENARIOS ?= all
 E2E_ARGS ?=
 
 .PHONY: e2e-up
-e2e-up: ## Start a single-node Kubernetes 1.20.2 cluster on this machine (root; bridge lineflow0, containerd, DNS); first run builds ~20 min.
+e2e-up: ## Start a single-node Kubernetes 1.20.2 cluster on this machine (root; bridge lineflow0, containerd, DNS); the first run builds it, about 25 min on 2 cores.
 	LINEFLOW_E2E_STATE="$(E2E_STATE)" scripts/e2e-cluster.sh up
 
 .PHONY: e2e-down
