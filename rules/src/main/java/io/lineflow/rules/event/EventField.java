@@ -10,10 +10,10 @@ import java.util.Map;
  *
  * <p>The readers are driven by it ({@link DeviceEventJson}'s Jackson path and {@link
  * PlainEventReader} look names up here and store through switches that name every constant, so
- * javac refuses a member one of them forgets), and the writers are checked against it (round-trip
- * tests of {@link DeviceEventJson#toJson}, of the job's shuffle serializer, and the hostile record
- * generator, which builds its valid records from it). The order is the one {@code toJson} writes,
- * and the order in which missing and invalid members are reported.
+ * javac refuses a member one of them forgets), and so is the tests' hostile record generator; the
+ * writers, {@link DeviceEventJson#toJson} and the job's shuffle serializer, are checked against it
+ * by round-trip tests. The order is the one {@code toJson} writes, and the order in which missing
+ * and invalid members are reported.
  */
 public enum EventField {
     EVENT_ID("eventId", Kind.ID),
@@ -48,7 +48,7 @@ public enum EventField {
         }
 
         /** Whether the value is text that must be storable in PostgreSQL. */
-        public boolean isText() {
+        boolean isText() {
             return this == ID || this == TEXT;
         }
     }
@@ -86,7 +86,7 @@ public enum EventField {
     }
 
     /** The member called {@code jsonName}, or null for a name the format does not know. */
-    public static EventField named(String jsonName) {
+    static EventField named(String jsonName) {
         return BY_NAME.get(jsonName);
     }
 }

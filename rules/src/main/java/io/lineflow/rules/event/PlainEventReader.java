@@ -7,13 +7,14 @@ import java.util.Arrays;
  * Reads a record in the plain form nearly every record has, {@link DeviceEventJson#toJson}'s,
  * without a JSON parser; anything else is left to Jackson.
  *
- * <p>Plain means: one object whose members are known fields, each at most once, the text fields
- * strings of printable ASCII without escapes (at most {@link PgText#MAX_ID_BYTES} chars), {@code
- * ts} and {@code count} non-negative integers of at most 18 digits without leading zeros, and
- * JSON whitespace between tokens. Such bytes are valid UTF-8 JSON that Jackson reads to exactly
- * these values without error, so the result is the one Jackson's path would give. Everything
- * else (escapes, other bytes, null, other types or fields, a repeated field, a negative or longer
- * number, a count beyond an int, an unknown type) returns null, and Jackson's path decides.
+ * <p>Plain means: one object whose members are the {@link EventField}s, each at most once, those
+ * {@code toJson} writes as numbers ({@code ts}, {@code count}) non-negative integers of at most 18
+ * digits without leading zeros, the others strings of printable ASCII without escapes (at most
+ * {@link PgText#MAX_ID_BYTES} chars), and JSON whitespace between tokens. Such bytes are valid
+ * UTF-8 JSON that Jackson reads to exactly these values without error, so the result is the one
+ * Jackson's path would give. Everything else (escapes, other bytes, null, other types or fields,
+ * a repeated field, a negative or longer number, a count beyond an int, an unknown type) returns
+ * null, and Jackson's path decides.
  */
 final class PlainEventReader {
     private PlainEventReader() {}
