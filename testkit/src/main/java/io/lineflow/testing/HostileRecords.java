@@ -1,5 +1,6 @@
 package io.lineflow.testing;
 
+import io.lineflow.rules.event.EventField;
 import io.lineflow.rules.event.EventType;
 
 import java.io.ByteArrayOutputStream;
@@ -48,7 +49,7 @@ public final class HostileRecords {
         }
     }
 
-    private static final String[] FIELDS = {"eventId", "deviceId", "lineId", "type", "ts", "count", "reason"};
+    private static final EventField[] FIELDS = EventField.values();
 
     /**
      * One record. Valid event times lie within the 30 days before {@code nowMillis}; the boundary
@@ -112,7 +113,7 @@ public final class HostileRecords {
                 return huge(fields, device);
             }
             if (pick < 94) {
-                fields.put(r.nextBoolean() ? "extra" : pickField(), nested(500 + r.nextInt(3000)));
+                fields.put(r.nextBoolean() ? "extra" : pickField().jsonName, nested(500 + r.nextInt(3000)));
                 return make(device, fields, "nesting");
             }
             return garbage(device);
@@ -132,22 +133,27 @@ public final class HostileRecords {
 
         Map<String, String> validFields() {
             Map<String, String> f = new LinkedHashMap<>();
+            // Drawn before the members, so that a seed gives the records it always gave (the
+            // pipeline's test uses a fixed one).
             String device = prefix + (r.nextInt(10) == 0 ? oddButStorable() : String.valueOf(r.nextInt(40)));
             long ts = now - (long) (r.nextDouble() * 30 * 86_400_000L);
-            f.put("eventId", quote("e-" + Long.toHexString(r.nextLong())));
-            f.put("deviceId", quote(device));
-            f.put("lineId", quote("L" + (1 + r.nextInt(5))));
-            f.put("type", quote(EventType.values()[r.nextInt(EventType.values().length)].name()));
-            f.put(
-                    "ts",
-                    r.nextBoolean()
-                            ? String.valueOf(ts)
-                            : quote(Instant.ofEpochMilli(ts).toString()));
-            if (r.nextBoolean()) {
-                f.put("count", String.valueOf(r.nextInt(10)));
-            }
-            if (r.nextInt(4) == 0) {
-                f.put("reason", quote(r.nextBoolean() ? "jam" : oddButStorable()));
+            for (EventField field : FIELDS) {
+                // A switch expression, so that a member added to the table cannot be left out here.
+                String value = switch (field) {
+                    case EVENT_ID -> quote("e-" + Long.toHexString(r.nextLong()));
+                    case DEVICE_ID -> quote(device);
+                    case LINE_ID -> quote("L" + (1 + r.nextInt(5)));
+                    case TYPE -> quote(EventType.values()[r.nextInt(EventType.values().length)].name());
+                    case TS ->
+                        r.nextBoolean()
+                                ? String.valueOf(ts)
+                                : quote(Instant.ofEpochMilli(ts).toString());
+                    case COUNT -> r.nextBoolean() ? String.valueOf(r.nextInt(10)) : null; // null: left out
+                    case REASON -> r.nextInt(4) == 0 ? quote(r.nextBoolean() ? "jam" : oddButStorable()) : null;
+                };
+                if (value != null) {
+                    f.put(field.jsonName, value);
+                }
             }
             return shuffled(f);
         }
@@ -178,27 +184,28 @@ public final class HostileRecords {
             return unquote(v);
         }
 
-        String pickField() {
+        EventField pickField() {
             return FIELDS[r.nextInt(FIELDS.length)];
         }
 
         void mutateField(Map<String, String> fields) {
-            String field = pickField();
+            EventField field = pickField();
+            String name = field.jsonName;
             int how = r.nextInt(10);
             if (how == 0) {
-                fields.remove(field);
+                fields.remove(name);
             } else if (how == 1) {
                 fields.put("x" + r.nextInt(5), hostileValue(field)); // unknown fields are skipped
-            } else if (field.equals("ts")) {
-                fields.put(field, r.nextInt(4) == 0 ? hostileValue(field) : hostileTime());
-            } else if (field.equals("count")) {
-                fields.put(field, r.nextInt(3) == 0 ? hostileValue(field) : hostileNumber());
+            } else if (field.kind == EventField.Kind.TIME) {
+                fields.put(name, r.nextInt(4) == 0 ? hostileValue(field) : hostileTime());
+            } else if (field.kind == EventField.Kind.COUNT) {
+                fields.put(name, r.nextInt(3) == 0 ? hostileValue(field) : hostileNumber());
             } else {
-                fields.put(field, r.nextInt(3) == 0 ? hostileValue(field) : quote(hostileText(field)));
+                fields.put(name, r.nextInt(3) == 0 ? hostileValue(field) : quote(hostileText(field)));
             }
         }
 
-        String hostileValue(String field) {
+        String hostileValue(EventField field) {
             switch (r.nextInt(6)) {
                 case 0:
                     return hostileNumber();
@@ -344,7 +351,7 @@ public final class HostileRecords {
                     r.nextBoolean() ? "" : "." + r.nextInt(1000)));
         }
 
-        String hostileText(String field) {
+        String hostileText(EventField field) {
             int pick = r.nextInt(12);
             switch (pick) {
                 case 0:
@@ -364,7 +371,7 @@ public final class HostileRecords {
                 case 7:
                     return oddButStorable();
                 case 8:
-                    return field.equals("type") ? "piece_produced" : "  ";
+                    return field.kind == EventField.Kind.TYPE ? "piece_produced" : "  ";
                 default:
                     char[] cs = new char[1 + r.nextInt(12)];
                     for (int i = 0; i < cs.length; i++) {

@@ -1,5 +1,13 @@
 package io.lineflow.rules.event;
 
+import static io.lineflow.rules.event.EventField.COUNT;
+import static io.lineflow.rules.event.EventField.DEVICE_ID;
+import static io.lineflow.rules.event.EventField.EVENT_ID;
+import static io.lineflow.rules.event.EventField.LINE_ID;
+import static io.lineflow.rules.event.EventField.REASON;
+import static io.lineflow.rules.event.EventField.TS;
+import static io.lineflow.rules.event.EventField.TYPE;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
@@ -71,37 +79,22 @@ public final class DeviceEventJson implements Serializable {
             }
         }
         DeviceEvent event = f.event;
-        String missing = event.eventId == null
-                ? "eventId"
-                : event.deviceId == null
-                        ? "deviceId"
-                        : event.lineId == null
-                                ? "lineId"
-                                : f.type == null && f.unknownType == null ? "type" : !f.hasTs ? "ts" : null;
-        if (missing != null) {
-            return reject.because(RejectReason.MISSING_FIELD, missing + " is missing");
+        int absent = EventField.REQUIRED & ~f.present;
+        if (absent != 0) { // the first in the table's order
+            EventField missing = EventField.ALL[Integer.numberOfTrailingZeros(absent)];
+            return reject.because(RejectReason.MISSING_FIELD, missing.jsonName + " is missing");
         }
         if (f.type == null) {
             return reject.because(RejectReason.UNKNOWN_TYPE, "type '" + f.unknownType + "' is unknown");
         }
         event.type = f.type;
-        boolean plain = f.plainText;
-        String invalid = textProblem(
-                "eventId",
-                event.eventId,
-                true,
-                plain,
-                textProblem(
-                        "deviceId",
-                        event.deviceId,
-                        true,
-                        plain,
-                        textProblem(
-                                "lineId",
-                                event.lineId,
-                                true,
-                                plain,
-                                textProblem("reason", event.reason, false, plain, null))));
+        String invalid = null;
+        for (EventField field : EventField.TEXT) {
+            invalid = textProblem(field, f.text(field), f.plainText);
+            if (invalid != null) {
+                break;
+            }
+        }
         if (invalid != null) {
             return reject.because(RejectReason.INVALID_TEXT, invalid);
         }
@@ -139,60 +132,18 @@ public final class DeviceEventJson implements Serializable {
                 return reject.because(RejectReason.MALFORMED_JSON, "not a JSON object");
             }
             // nextFieldName reads a name and the start of its value in one call; the name is
-            // Jackson's canonical String, so the switch's equals ends at the identity check.
-            String field;
-            while ((field = p.nextFieldName()) != null) {
+            // Jackson's canonical (interned) String, so the lookup's equals ends at the identity check.
+            String name;
+            while ((name = p.nextFieldName()) != null) {
                 JsonToken t = p.nextToken();
-                switch (field) {
-                    case "eventId":
-                        f.event.eventId = text(p, t, field);
-                        break;
-                    case "deviceId":
-                        f.event.deviceId = text(p, t, field);
-                        break;
-                    case "lineId":
-                        f.event.lineId = text(p, t, field);
-                        break;
-                    case "type":
-                        String name = text(p, t, field);
-                        f.type = eventType(name);
-                        f.unknownType = f.type == null ? name : null;
-                        break;
-                    case "reason":
-                        f.event.reason = text(p, t, field);
-                        break;
-                    case "count":
-                        if (t != JsonToken.VALUE_NULL) {
-                            if (t != JsonToken.VALUE_NUMBER_INT
-                                    || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-                                throw new WrongType(field, "an integer up to " + Integer.MAX_VALUE);
-                            }
-                            long count = p.getLongValue();
-                            if (count < 0) {
-                                return reject.because(RejectReason.NEGATIVE_COUNT, "count is " + count);
-                            }
-                            if (count > Integer.MAX_VALUE) {
-                                throw new WrongType(field, "an integer up to " + Integer.MAX_VALUE);
-                            }
-                            f.event.count = (int) count;
-                        }
-                        break;
-                    case "ts":
-                        if (t == JsonToken.VALUE_NUMBER_INT) {
-                            f.tsBeyondLong = p.getNumberType() == JsonParser.NumberType.BIG_INTEGER;
-                            f.event.ts = f.tsBeyondLong ? 0 : p.getLongValue();
-                            f.hasTs = true;
-                        } else if (t == JsonToken.VALUE_STRING) {
-                            Instant at = parseInstant(p.getText());
-                            f.tsBeyondLong = at.isBefore(MIN_MILLIS) || at.isAfter(MAX_MILLIS);
-                            f.event.ts = f.tsBeyondLong ? 0 : at.toEpochMilli();
-                            f.hasTs = true;
-                        } else if (t != JsonToken.VALUE_NULL) {
-                            throw new WrongType(field, "an ISO-8601 instant or epoch milliseconds");
-                        }
-                        break;
-                    default:
-                        p.skipChildren(); // unknown fields are allowed and ignored
+                EventField field = EventField.named(name);
+                if (field == null) {
+                    p.skipChildren(); // unknown fields are allowed and ignored
+                    continue;
+                }
+                ParsedRecord rejected = readValue(p, t, field, f, reject);
+                if (rejected != null) {
+                    return rejected;
                 }
             }
             if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
@@ -208,19 +159,72 @@ public final class DeviceEventJson implements Serializable {
         return null;
     }
 
+    /**
+     * Reads the value of member {@code field}, whose first token {@code t} is current, into {@code
+     * f}; returns its rejection if the value is one no event may have, else null.
+     *
+     * @throws WrongType if the value is not of the member's JSON type
+     */
+    private static ParsedRecord readValue(JsonParser p, JsonToken t, EventField field, Fields f, Rejector reject)
+            throws IOException {
+        // A switch expression, so that javac refuses a member of the table this method forgets.
+        return switch (field) {
+            case EVENT_ID, DEVICE_ID, LINE_ID, REASON -> {
+                f.text(field, text(p, t, field));
+                yield null;
+            }
+            case TYPE -> {
+                String name = text(p, t, field);
+                f.type(eventType(name), name);
+                yield null;
+            }
+            case COUNT -> {
+                if (t == JsonToken.VALUE_NULL) {
+                    yield null;
+                }
+                if (t != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                    throw new WrongType(field, "an integer up to " + Integer.MAX_VALUE);
+                }
+                long count = p.getLongValue();
+                if (count < 0) {
+                    yield reject.because(RejectReason.NEGATIVE_COUNT, "count is " + count);
+                }
+                if (count > Integer.MAX_VALUE) {
+                    throw new WrongType(field, "an integer up to " + Integer.MAX_VALUE);
+                }
+                f.count((int) count);
+                yield null;
+            }
+            case TS -> {
+                if (t == JsonToken.VALUE_NUMBER_INT) {
+                    f.tsBeyondLong = p.getNumberType() == JsonParser.NumberType.BIG_INTEGER;
+                    f.ts(f.tsBeyondLong ? 0 : p.getLongValue());
+                } else if (t == JsonToken.VALUE_STRING) {
+                    Instant at = parseInstant(p.getText());
+                    f.tsBeyondLong = at.isBefore(MIN_MILLIS) || at.isAfter(MAX_MILLIS);
+                    f.ts(f.tsBeyondLong ? 0 : at.toEpochMilli());
+                } else if (t != JsonToken.VALUE_NULL) {
+                    throw new WrongType(field, "an ISO-8601 instant or epoch milliseconds");
+                }
+                yield null;
+            }
+        };
+    }
+
     /** Writes an event in the wire format, with {@code ts} as epoch milliseconds. */
     public static byte[] toJson(DeviceEvent e) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(160);
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.writeStartObject();
-            g.writeStringField("eventId", e.eventId);
-            g.writeStringField("deviceId", e.deviceId);
-            g.writeStringField("lineId", e.lineId);
-            g.writeStringField("type", e.type.name());
-            g.writeNumberField("ts", e.ts);
-            g.writeNumberField("count", e.count);
+            // In the table's order; EventFieldTest checks that every member is written.
+            g.writeStringField(EVENT_ID.jsonName, e.eventId);
+            g.writeStringField(DEVICE_ID.jsonName, e.deviceId);
+            g.writeStringField(LINE_ID.jsonName, e.lineId);
+            g.writeStringField(TYPE.jsonName, e.type.name());
+            g.writeNumberField(TS.jsonName, e.ts);
+            g.writeNumberField(COUNT.jsonName, e.count);
             if (e.reason != null) {
-                g.writeStringField("reason", e.reason);
+                g.writeStringField(REASON.jsonName, e.reason);
             }
             g.writeEndObject();
         } catch (IOException ex) {
@@ -230,19 +234,19 @@ public final class DeviceEventJson implements Serializable {
     }
 
     /**
-     * The first problem of the fields checked so far: {@code earlier}, else this field's. Text of
-     * the plain form ({@code plain}) is printable ASCII of at most {@link PgText#MAX_ID_BYTES}
-     * bytes, which {@link PgText} refuses only when it is an empty id: only that is checked.
+     * What is wrong with text member {@code field}'s {@code value}, or null. Text of the plain form
+     * ({@code plain}) is printable ASCII of at most {@link PgText#MAX_ID_BYTES} bytes, which {@link
+     * PgText} refuses only when it is an empty id: only that is checked.
      */
-    private static String textProblem(String field, String value, boolean id, boolean plain, String earlier) {
-        if (earlier != null || value == null || (plain && !value.isEmpty())) {
-            return earlier;
+    private static String textProblem(EventField field, String value, boolean plain) {
+        if (value == null || (plain && !value.isEmpty())) {
+            return null;
         }
-        String p = id ? PgText.idProblem(value) : PgText.problem(value);
-        return p == null ? null : field + " " + p;
+        String p = field.kind == EventField.Kind.ID ? PgText.idProblem(value) : PgText.problem(value);
+        return p == null ? null : field.jsonName + " " + p;
     }
 
-    private static String text(JsonParser p, JsonToken t, String field) throws IOException {
+    private static String text(JsonParser p, JsonToken t, EventField field) throws IOException {
         if (t == JsonToken.VALUE_NULL) {
             return null;
         }
@@ -284,18 +288,22 @@ public final class DeviceEventJson implements Serializable {
         try {
             return Instant.parse(text);
         } catch (DateTimeParseException e) {
-            throw new WrongType("ts", "an ISO-8601 instant such as 2026-11-01T10:30:36.123Z");
+            throw new WrongType(TS, "an ISO-8601 instant such as 2026-11-01T10:30:36.123Z");
         }
     }
 
-    /** A record's fields as read, before the checks that need all of them. */
+    /**
+     * A record's fields as read, before the checks that need all of them. Both readers store
+     * through its methods, which keep {@link #present} in step with the values.
+     */
     static final class Fields {
         final DeviceEvent event = new DeviceEvent();
         EventType type;
         /** The text of a type that names none of EventType's, kept for the rejection's detail. */
         String unknownType;
 
-        boolean hasTs;
+        /** The {@link EventField#bit}s of the members that hold a value (a null member holds none). */
+        int present;
         /** Read by {@link PlainEventReader}: every text is printable ASCII, none longer than an id may be. */
         boolean plainText;
         /** An event time epoch milliseconds cannot hold (e.g. the year 300000000). */
@@ -304,12 +312,59 @@ public final class DeviceEventJson implements Serializable {
         Fields() {
             event.count = 1;
         }
+
+        /** Stores text member {@code field}'s value; null, as a later null member, clears it. */
+        void text(EventField field, String value) {
+            String stored = switch (field) {
+                case EVENT_ID -> event.eventId = value;
+                case DEVICE_ID -> event.deviceId = value;
+                case LINE_ID -> event.lineId = value;
+                case REASON -> event.reason = value;
+                case TYPE, TS, COUNT -> throw notText(field);
+            };
+            present = stored == null ? present & ~field.bit : present | field.bit;
+        }
+
+        /** Text member {@code field}'s value. */
+        String text(EventField field) {
+            return switch (field) {
+                case EVENT_ID -> event.eventId;
+                case DEVICE_ID -> event.deviceId;
+                case LINE_ID -> event.lineId;
+                case REASON -> event.reason;
+                case TYPE, TS, COUNT -> throw notText(field);
+            };
+        }
+
+        /**
+         * Stores the type {@code named}, or when it is null the {@code name} that names no type;
+         * both null (a null member) clears it.
+         */
+        void type(EventType named, String name) {
+            type = named;
+            unknownType = named == null ? name : null;
+            present = named == null && name == null ? present & ~TYPE.bit : present | TYPE.bit;
+        }
+
+        void ts(long millis) {
+            event.ts = millis;
+            present |= TS.bit;
+        }
+
+        void count(int count) {
+            event.count = count;
+            present |= COUNT.bit;
+        }
+
+        private static IllegalArgumentException notText(EventField field) {
+            return new IllegalArgumentException(field.jsonName + " is not a text member");
+        }
     }
 
     /** A field of the wrong JSON type; the message names the field and what it must be. */
     private static final class WrongType extends IOException {
-        WrongType(String field, String expected) {
-            super(field + " must be " + expected);
+        WrongType(EventField field, String expected) {
+            super(field.jsonName + " must be " + expected);
         }
     }
 

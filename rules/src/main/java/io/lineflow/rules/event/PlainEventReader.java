@@ -7,26 +7,21 @@ import java.util.Arrays;
  * Reads a record in the plain form nearly every record has, {@link DeviceEventJson#toJson}'s,
  * without a JSON parser; anything else is left to Jackson.
  *
- * <p>Plain means: one object whose members are known fields, each at most once, the text fields
- * strings of printable ASCII without escapes (at most {@link PgText#MAX_ID_BYTES} chars), {@code
- * ts} and {@code count} non-negative integers of at most 18 digits without leading zeros, and
- * JSON whitespace between tokens. Such bytes are valid UTF-8 JSON that Jackson reads to exactly
- * these values without error, so the result is the one Jackson's path would give. Everything
- * else (escapes, other bytes, null, other types or fields, a repeated field, a negative or longer
- * number, a count beyond an int, an unknown type) returns null, and Jackson's path decides.
+ * <p>Plain means: one object whose members are the {@link EventField}s, each at most once, those
+ * {@code toJson} writes as numbers ({@code ts}, {@code count}) non-negative integers of at most 18
+ * digits without leading zeros, the others strings of printable ASCII without escapes (at most
+ * {@link PgText#MAX_ID_BYTES} chars), and JSON whitespace between tokens. Such bytes are valid
+ * UTF-8 JSON that Jackson reads to exactly these values without error, so the result is the one
+ * Jackson's path would give. Everything else (escapes, other bytes, null, other types or fields,
+ * a repeated field, a negative or longer number, a count beyond an int, an unknown type) returns
+ * null, and Jackson's path decides.
  */
 final class PlainEventReader {
     private PlainEventReader() {}
 
-    // The text fields first: a field's index below TS says its value is a string.
-    private static final int EVENT_ID = 0;
-    private static final int DEVICE_ID = 1;
-    private static final int LINE_ID = 2;
-    private static final int TYPE = 3;
-    private static final int REASON = 4;
-    private static final int TS = 5;
-    private static final int COUNT = 6;
-    private static final byte[][] FIELDS = ascii("eventId", "deviceId", "lineId", "type", "reason", "ts", "count");
+    /** The members' names, indexed by {@link EventField#ordinal()}. */
+    private static final byte[][] FIELDS =
+            ascii(Arrays.stream(EventField.ALL).map(f -> f.jsonName).toArray(String[]::new));
 
     /**
      * For each ASCII byte, the one field whose name starts with it, -1 for none, or {@link
@@ -72,8 +67,9 @@ final class PlainEventReader {
                 return null;
             }
             i = skipSpace(v, i + 1);
-            int end = field < TS ? stringEnd(v, i) : digitsEnd(v, i);
-            if (end < 0 || !set(f, field, v, i, end)) {
+            EventField member = EventField.ALL[field];
+            int end = member.kind.writtenAsNumber ? digitsEnd(v, i) : stringEnd(v, i);
+            if (end < 0 || !set(f, member, v, i, end)) {
                 return null;
             }
             i = skipSpace(v, end);
@@ -85,36 +81,37 @@ final class PlainEventReader {
         return f;
     }
 
-    /** Stores one value; false if it is one the plain form leaves to Jackson. */
-    private static boolean set(DeviceEventJson.Fields f, int field, byte[] v, int from, int end) {
-        switch (field) {
-            case EVENT_ID:
-                f.event.eventId = text(v, from, end);
-                return true;
-            case DEVICE_ID:
-                f.event.deviceId = text(v, from, end);
-                return true;
-            case LINE_ID:
-                f.event.lineId = text(v, from, end);
-                return true;
-            case REASON:
-                f.event.reason = text(v, from, end);
-                return true;
-            case TYPE:
-                f.type = type(v, from + 1, end - 1);
-                return f.type != null;
-            case TS:
-                f.event.ts = number(v, from, end);
-                f.hasTs = true;
-                return true;
-            default: // COUNT
+    /**
+     * Stores one value, a string or digits as the member's kind says; false if it is one the plain
+     * form leaves to Jackson. A switch expression, so that javac refuses a member it forgets.
+     */
+    private static boolean set(DeviceEventJson.Fields f, EventField field, byte[] v, int from, int end) {
+        return switch (field) {
+            case EVENT_ID, DEVICE_ID, LINE_ID, REASON -> {
+                f.text(field, text(v, from, end));
+                yield true;
+            }
+            case TYPE -> {
+                EventType type = type(v, from + 1, end - 1);
+                if (type == null) {
+                    yield false; // Jackson's path keeps the unknown name for the rejection's detail
+                }
+                f.type(type, null);
+                yield true;
+            }
+            case TS -> {
+                f.ts(number(v, from, end));
+                yield true;
+            }
+            case COUNT -> {
                 long count = number(v, from, end);
                 if (count > Integer.MAX_VALUE) {
-                    return false;
+                    yield false;
                 }
-                f.event.count = (int) count;
-                return true;
-        }
+                f.count((int) count);
+                yield true;
+            }
+        };
     }
 
     /** The index in FIELDS of the quoted name at {@code i}, or -1. */
