@@ -15,7 +15,7 @@ public interface Backend {
     }
 
     /** The job as this backend sees it now. */
-    JobState job();
+    RunState job();
 
     /**
      * Strikes {@code fault}. A strike that waits for the job to run again (a change of spec the
@@ -35,8 +35,8 @@ public interface Backend {
      * @param running RUNNING with every task running, as far as the backend can tell
      * @param runningSince when it became RUNNING (epoch ms), or null where the backend cannot tell
      */
-    record JobState(boolean running, Long runningSince) {
+    record RunState(boolean running, Long runningSince) {
         /** A job that is not running, or whose state cannot be read just now. */
-        public static final JobState DOWN = new JobState(false, null);
+        public static final RunState DOWN = new RunState(false, null);
     }
 }

@@ -37,7 +37,7 @@ public final class Timeline {
         }
         while (System.currentTimeMillis() < deadline) {
             long now = System.currentTimeMillis();
-            Backend.JobState job = backend.job();
+            Backend.RunState job = backend.job();
             if (!job.running()) {
                 left = true;
             } else if (result.recoveryMillis == null

@@ -9,16 +9,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 
-/** kubectl against the cluster of {@code KUBECONFIG}, in one namespace. */
+/**
+ * kubectl against the cluster of {@code KUBECONFIG}, in one namespace: for what a person does by
+ * hand (delete a pod or the deployment, apply an overlay, exec into a container); what the drill
+ * reads goes through {@link FlinkCluster}.
+ */
 final class Kubectl {
-    /** The FlinkDeployment the e2e overlay deploys. */
-    static final String FD = "flinkdeployment/lineflow";
-
-    static final String JM = "app=lineflow,component=jobmanager";
-    static final String TM = "app=lineflow,component=taskmanager";
-
     /** Runs a command line to its end and returns what it printed; {@link Commands.CommandFailed} if it fails. */
     interface Runner {
         String run(List<String> command, Duration limit);
@@ -42,44 +39,6 @@ final class Kubectl {
         List<String> command = new ArrayList<>(List.of(kubectl, "-n", namespace, "--request-timeout=30s"));
         command.addAll(List.of(args));
         return runner.run(command, processLimit(args));
-    }
-
-    /** {@code kubectl get …}, empty when it fails (e.g. the API server is restarting). */
-    Optional<String> get(String... args) {
-        List<String> a = new ArrayList<>(List.of("get"));
-        a.addAll(List.of(args));
-        try {
-            return Optional.of(run(a.toArray(String[]::new)).trim());
-        } catch (Commands.CommandFailed e) {
-            return Optional.empty();
-        }
-    }
-
-    String fd(String jsonpath) {
-        return get(FD, "-o", "jsonpath=" + jsonpath).orElse("");
-    }
-
-    /** The operator's view of the job: {@code status.jobStatus.state} of the FlinkDeployment. */
-    String jobState() {
-        return get(FD, "-o", "jsonpath={.status.jobStatus.state}").orElse("UNKNOWN");
-    }
-
-    String jobId() {
-        return fd("{.status.jobStatus.jobId}");
-    }
-
-    String pod(String selector) {
-        String name = get("pod", "-l", selector, "-o", "jsonpath={.items[0].metadata.name}")
-                .orElse("");
-        if (name.isEmpty()) {
-            throw new IllegalStateException("no pod " + selector + " in " + namespace);
-        }
-        return name;
-    }
-
-    String podUid(String selector) {
-        return get("pod", "-l", selector, "-o", "jsonpath={.items[*].metadata.uid}")
-                .orElse("");
     }
 
     /**

@@ -1,8 +1,9 @@
 package io.lineflow.drill.kubernetes;
 
-import static io.lineflow.drill.kubernetes.Kubectl.FD;
-import static io.lineflow.drill.kubernetes.Kubectl.JM;
-import static io.lineflow.drill.kubernetes.Kubectl.TM;
+import static io.lineflow.drill.kubernetes.FlinkCluster.JM;
+import static io.lineflow.drill.kubernetes.FlinkCluster.OPERATOR;
+import static io.lineflow.drill.kubernetes.FlinkCluster.TM;
+import static io.lineflow.drill.kubernetes.FlinkCluster.selector;
 
 import io.lineflow.drill.core.Await;
 import io.lineflow.drill.core.Backend;
@@ -13,11 +14,16 @@ import io.lineflow.drill.core.Services;
 import io.lineflow.drill.core.TableCheck;
 import io.lineflow.testing.Commands;
 
+import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
+import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
+import org.apache.flink.kubernetes.operator.api.spec.JobState;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The Kubernetes drill's backend: the job the operator runs, faults struck through the cluster
@@ -35,8 +41,16 @@ final class KubernetesBackend implements Backend {
         static final Holds DRILL = new Holds(Duration.ofSeconds(15), Duration.ofSeconds(10));
     }
 
+    /** A new release the drill upgrades to with kustomize: a new image, parallelism and upgrade mode. */
+    record Release(String name, String image, int parallelism, String upgradeMode) {
+        static final Release LAST_STATE =
+                new Release("last-state-upgrade", "lineflow-job:e2e-upgrade-1", 3, "last-state");
+        static final Release SAVEPOINT = new Release("savepoint-upgrade", "lineflow-job:e2e-upgrade-2", 2, "savepoint");
+    }
+
     private static final Duration POLL = Duration.ofSeconds(2);
 
+    private final FlinkCluster flink;
     private final Kubectl k8s;
     private final Kubectl operator;
     private final Services services;
@@ -47,6 +61,7 @@ final class KubernetesBackend implements Backend {
     private final Consumer<String> log;
 
     KubernetesBackend(
+            FlinkCluster flink,
             Kubectl k8s,
             Kubectl operator,
             Services services,
@@ -55,6 +70,7 @@ final class KubernetesBackend implements Backend {
             String clusterScript,
             Holds holds,
             Consumer<String> log) {
+        this.flink = flink;
         this.k8s = k8s;
         this.operator = operator;
         this.services = services;
@@ -67,8 +83,8 @@ final class KubernetesBackend implements Backend {
 
     /** RUNNING as the operator reports it ({@code status.jobStatus.state}); it does not say since when. */
     @Override
-    public JobState job() {
-        return "RUNNING".equals(k8s.jobState()) ? new JobState(true, null) : JobState.DOWN;
+    public RunState job() {
+        return "RUNNING".equals(flink.jobState()) ? new RunState(true, null) : RunState.DOWN;
     }
 
     @Override
@@ -81,18 +97,19 @@ final class KubernetesBackend implements Backend {
         return switch (fault) {
             case JM_POD_DELETE -> {
                 log.accept("  "
-                        + k8s.run("delete", "pod", "-l", JM, "--wait=false").trim());
+                        + k8s.run("delete", "pod", "-l", selector(JM), "--wait=false")
+                                .trim());
                 yield null;
             }
             case JM_KILL -> {
-                String pod = k8s.pod(JM);
+                String pod = flink.podName(JM);
                 k8s.run("exec", pod, "-c", "flink-main-container", "--", "bash", "-c", "kill 1");
                 log.accept("  kill 1 in pod " + pod + "'s Flink container");
                 yield null;
             }
             case TM_POD_KILL -> {
                 log.accept("  "
-                        + k8s.run("delete", "pod", "-l", TM, "--grace-period=0", "--force", "--wait=false")
+                        + k8s.run("delete", "pod", "-l", selector(TM), "--grace-period=0", "--force", "--wait=false")
                                 .trim());
                 yield null;
             }
@@ -109,8 +126,8 @@ final class KubernetesBackend implements Backend {
                 yield null;
             }
             case SUSPEND_RESUME -> suspendAndResume();
-            case LAST_STATE_UPGRADE -> upgrade("last-state-upgrade", "lineflow-job:e2e-upgrade-1", 3, "last-state");
-            case SAVEPOINT_UPGRADE -> upgrade("savepoint-upgrade", "lineflow-job:e2e-upgrade-2", 2, "savepoint");
+            case LAST_STATE_UPGRADE -> upgrade(Release.LAST_STATE);
+            case SAVEPOINT_UPGRADE -> upgrade(Release.SAVEPOINT);
             case NODE_RESTART -> {
                 log.accept("  "
                         + Commands.run(Path.of("."), Duration.ofMinutes(10), List.of(clusterScript, "restart-node"))
@@ -146,67 +163,56 @@ final class KubernetesBackend implements Backend {
     }
 
     private void restartOperator() {
-        String selector = "app.kubernetes.io/name=flink-kubernetes-operator";
         log.accept("  "
-                + operator.run("delete", "pod", "-l", selector, "--wait=false").trim());
-        // A line per pod: "<deletionTimestamp>|<Ready>"; the new pod has no deletion time.
-        Await.orFail(
-                Duration.ofMinutes(3),
-                POLL,
-                "the operator's new pod Ready",
-                () -> operator.get(
-                                "pod",
-                                "-l",
-                                selector,
-                                "-o",
-                                "jsonpath={range .items[*]}{.metadata.deletionTimestamp}|{.status.conditions[?(@.type==\"Ready\")].status}{\"\\n\"}{end}")
-                        .orElse("")
-                        .lines()
-                        .anyMatch("|True"::equals));
+                + operator.run("delete", "pod", "-l", selector(OPERATOR), "--wait=false")
+                        .trim());
+        Await.orFail(Duration.ofMinutes(3), POLL, "the operator's new pod Ready", flink::operatorReady);
     }
 
     private long suspendAndResume() {
-        k8s.run("patch", FD, "--type", "merge", "-p", "{\"spec\":{\"job\":{\"state\":\"suspended\"}}}");
+        flink.setJobState(JobState.SUSPENDED);
         Await.orFail(
                 Duration.ofMinutes(3),
                 POLL,
                 "lifecycle SUSPENDED",
-                () -> "SUSPENDED".equals(k8s.fd("{.status.lifecycleState}")));
+                () -> flink.lifecycle().orElse(null) == ResourceLifecycleState.SUSPENDED);
         log.accept("  suspended; resuming in " + holds.suspension().toSeconds() + " s");
         Pause.sleep(holds.suspension().toMillis());
-        k8s.run("patch", FD, "--type", "merge", "-p", "{\"spec\":{\"job\":{\"state\":\"running\"}}}");
-        return deployed("\"state\":\"running\"");
+        flink.setJobState(JobState.RUNNING);
+        return deployed(
+                "job.state running",
+                spec -> spec.getJob() != null && spec.getJob().getState() == JobState.RUNNING);
     }
 
     /**
      * The same overlay a user applies, with the image and parallelism of a new release; applied
      * with {@code kubectl apply -k}, as a GitOps sync would, and the operator upgrades.
      */
-    private long upgrade(String name, String image, int parallelism, String upgradeMode) throws IOException {
+    private long upgrade(Release release) throws IOException {
         Path dir = overlays.write(
-                name,
+                release.name(),
                 List.of(
-                        "- op: replace\n  path: /spec/image\n  value: " + image,
-                        "- op: replace\n  path: /spec/job/parallelism\n  value: " + parallelism,
-                        "- op: replace\n  path: /spec/job/upgradeMode\n  value: " + upgradeMode));
+                        "- op: replace\n  path: /spec/image\n  value: " + release.image(),
+                        "- op: replace\n  path: /spec/job/parallelism\n  value: " + release.parallelism(),
+                        "- op: replace\n  path: /spec/job/upgradeMode\n  value: " + release.upgradeMode()));
         log.accept("  " + Kubectl.changed(k8s.run("apply", "-k", dir.toString())));
-        return deployed("\"image\":\"" + image + "\"");
+        return deployed("image " + release.image(), spec -> release.image().equals(spec.getImage()));
     }
 
     /**
-     * Waits until the operator has reconciled a spec containing {@code specPart} (it may take a
-     * minute to start: it finishes what it is doing first), has deployed it and the job runs;
-     * returns that moment.
+     * Waits until the operator has reconciled a spec that is {@code what} (it may take a minute to
+     * start: it finishes what it is doing first), has deployed it and the job runs; returns that
+     * moment.
      */
-    private long deployed(String specPart) {
+    private long deployed(String what, Predicate<FlinkDeploymentSpec> spec) {
         Await.orFail(
                 Duration.ofMinutes(10),
                 POLL,
-                "the operator to deploy the spec with " + specPart,
-                () -> k8s.fd("{.status.reconciliationStatus.lastReconciledSpec}")
-                                .contains(specPart)
-                        && List.of("DEPLOYED", "STABLE").contains(k8s.fd("{.status.lifecycleState}"))
-                        && "RUNNING".equals(k8s.jobState()));
+                "the operator to deploy the spec with " + what,
+                () -> flink.reconciledSpec().filter(spec).isPresent()
+                        && List.of(ResourceLifecycleState.DEPLOYED, ResourceLifecycleState.STABLE)
+                                .contains(flink.lifecycle().orElse(null))
+                        && "RUNNING".equals(flink.jobState()));
         return System.currentTimeMillis();
     }
 }

@@ -1,7 +1,6 @@
 package io.lineflow.drill.kubernetes;
 
-import static io.lineflow.drill.kubernetes.Kubectl.FD;
-import static io.lineflow.drill.kubernetes.Kubectl.JM;
+import static io.lineflow.drill.kubernetes.FlinkCluster.JM;
 
 import io.lineflow.drill.core.Await;
 import io.lineflow.drill.core.DrillReport;
@@ -14,6 +13,8 @@ import io.lineflow.rules.recount.WindowRecount;
 import io.lineflow.rules.recount.WindowRecount.Row;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.ExpectedWindows;
+
+import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
 
 import java.net.URI;
 import java.nio.file.Path;
@@ -62,6 +63,7 @@ public final class KubernetesDrill {
 
     private final Settings s;
     private final TableCheck.Database db;
+    private final FlinkCluster flink;
     private final Kubectl k8s;
     private final Overlays overlays;
     private final KubernetesBackend backend;
@@ -75,9 +77,11 @@ public final class KubernetesDrill {
     public KubernetesDrill(Settings settings, TableCheck.Database db) {
         this.s = settings;
         this.db = db;
+        this.flink = FlinkCluster.ofKubeconfig(settings.namespace(), settings.operatorNamespace());
         this.k8s = new Kubectl(settings.kubectl(), settings.namespace());
         this.overlays = new Overlays(settings.work(), settings.overlay());
         this.backend = new KubernetesBackend(
+                flink,
                 k8s,
                 new Kubectl(settings.kubectl(), settings.operatorNamespace()),
                 new HttpServices(settings.services()),
@@ -155,8 +159,8 @@ public final class KubernetesDrill {
         if (injects) {
             atInjection.await();
             try {
-                String jmBefore = k8s.podUid(JM);
-                String jobBefore = k8s.jobId();
+                String jmBefore = flink.podUids(JM);
+                String jobBefore = flink.jobId();
                 long injectedAt = System.currentTimeMillis();
                 Long recoveredAt;
                 try {
@@ -221,32 +225,41 @@ public final class KubernetesDrill {
                 if (result.recoveryMillis != null) {
                     result.problems.add("JOB the operator's restart interrupted the job");
                 }
-                if (!k8s.podUid(JM).equals(jmBefore) || !k8s.jobId().equals(jobBefore)) {
+                if (!flink.podUids(JM).equals(jmBefore) || !flink.jobId().equals(jobBefore)) {
                     result.problems.add("JOB the operator's restart replaced the JobManager pod or the job");
                 }
             }
-            case LAST_STATE_UPGRADE -> expectDeployed(result, "lineflow-job:e2e-upgrade-1", 3);
+            case LAST_STATE_UPGRADE -> expectDeployed(result, KubernetesBackend.Release.LAST_STATE);
             case SAVEPOINT_UPGRADE -> {
-                expectDeployed(result, "lineflow-job:e2e-upgrade-2", 2);
-                String savepoint = k8s.fd("{.status.jobStatus.upgradeSavepointPath}");
-                String history = k8s.fd("{.status.jobStatus.savepointInfo.lastSavepoint.location}");
-                if (savepoint.isEmpty() && history.isEmpty()) {
+                expectDeployed(result, KubernetesBackend.Release.SAVEPOINT);
+                String savepoint = flink.upgradeSavepoint();
+                if (savepoint.isEmpty()) {
                     result.problems.add("UPGRADE the operator recorded no savepoint for the savepoint upgrade");
                 } else {
-                    log("  restored from savepoint %s", history.isEmpty() ? savepoint : history);
+                    log("  restored from savepoint %s", savepoint);
                 }
             }
             default -> {}
         }
     }
 
-    private void expectDeployed(ScenarioResult result, String image, int parallelism) {
-        String running = k8s.get("pod", "-l", JM, "-o", "jsonpath={.items[*].spec.containers[0].image}")
-                .orElse("");
-        String spec = k8s.fd("{.status.reconciliationStatus.lastReconciledSpec}");
-        if (!running.contains(image) || !spec.contains("\"parallelism\":" + parallelism)) {
+    private void expectDeployed(ScenarioResult result, KubernetesBackend.Release release) {
+        String image = release.image();
+        int parallelism = release.parallelism();
+        String running = flink.images(JM);
+        FlinkDeploymentSpec spec = flink.reconciledSpec().orElse(null);
+        if (!running.contains(image)
+                || spec == null
+                || spec.getJob() == null
+                || spec.getJob().getParallelism() != parallelism) {
             result.problems.add("UPGRADE expected image " + image + " at parallelism " + parallelism
-                    + ", the JobManager runs " + running + " and the deployed spec is " + spec);
+                    + ", the JobManager runs " + running + " and the deployed spec is "
+                    + (spec == null
+                            ? "none"
+                            : spec.getImage() + " at parallelism "
+                                    + (spec.getJob() == null
+                                            ? "none"
+                                            : spec.getJob().getParallelism())));
         }
     }
 
@@ -269,13 +282,18 @@ public final class KubernetesDrill {
                             + " \"--lineflow.checkpointing.enabled\", \"false\", \"--lineflow.kafka.starting-offsets\", \"LATEST\"]");
         }
         Path dir = overlays.write(control.id.replace(':', '-'), patches);
-        k8s.run("delete", FD, "--ignore-not-found", "--wait=true", "--timeout=180s");
+        k8s.run(
+                "delete",
+                "flinkdeployment/" + FlinkCluster.NAME,
+                "--ignore-not-found",
+                "--wait=true",
+                "--timeout=180s");
         Await.orFail(
                 Duration.ofMinutes(3),
                 Duration.ofSeconds(2),
                 "the old JobManager and TaskManager pods gone",
-                () -> k8s.get("pod", "-l", "app=lineflow", "-o", "name")
-                        .map(String::isBlank)
+                () -> flink.pods(Map.of("app", FlinkCluster.NAME))
+                        .map(List::isEmpty)
                         .orElse(false));
         long applied = System.currentTimeMillis();
         log("  %s", Kubectl.changed(k8s.run("apply", "-k", dir.toString())));
@@ -286,7 +304,7 @@ public final class KubernetesDrill {
                 Duration.ofMinutes(10),
                 Duration.ofSeconds(2),
                 "the control's job RUNNING",
-                () -> "RUNNING".equals(k8s.jobState()));
+                () -> "RUNNING".equals(flink.jobState()));
         // Reading from the latest offset: give the source time to be assigned its partitions.
         Pause.sleep(20_000);
     }
@@ -299,16 +317,9 @@ public final class KubernetesDrill {
     private void seedPitfallReported(long applied, ScenarioResult result) {
         boolean reportedInTime = Await.until(
                 Duration.ofMillis(applied + 30_000 - System.currentTimeMillis()), Duration.ofSeconds(1), () -> {
-                    boolean event = k8s.get(
-                                    "events",
-                                    "--field-selector",
-                                    "reason=CHECKPOINTING_DISABLED,involvedObject.name=lineflow",
-                                    "-o",
-                                    "name")
-                            .map(o -> !o.isBlank())
-                            .orElse(false);
-                    String summary = k8s.get("configmap", "lineflow-lineflow-health", "-o", "jsonpath={.data}")
-                            .orElse("");
+                    boolean event = flink.eventReported("CHECKPOINTING_DISABLED");
+                    String summary =
+                            flink.health().map(c -> String.valueOf(c.getData())).orElse("");
                     return event && summary.contains("CHECKPOINTING_DISABLED");
                 });
         if (reportedInTime) {
@@ -325,12 +336,7 @@ public final class KubernetesDrill {
     private void reconcilerHealthy(ScenarioResult result) {
         String[] status = {""};
         boolean healthy = Await.until(Duration.ofSeconds(120), Duration.ofSeconds(3), () -> {
-            status[0] = k8s.get(
-                            "configmap",
-                            "lineflow-lineflow-health",
-                            "-o",
-                            "jsonpath={.metadata.annotations.lineflow\\.io/status}")
-                    .orElse("");
+            status[0] = flink.healthStatus();
             return status[0].equals("HEALTHY");
         });
         if (!healthy) {

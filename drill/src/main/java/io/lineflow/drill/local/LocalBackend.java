@@ -85,11 +85,11 @@ final class LocalBackend implements Backend {
     }
 
     @Override
-    public JobState job() {
+    public RunState job() {
         return cluster.job(jobId)
                 .filter(JobDetails::running)
-                .map(j -> new JobState(true, j.runningSince()))
-                .orElse(JobState.DOWN);
+                .map(j -> new RunState(true, j.runningSince()))
+                .orElse(RunState.DOWN);
     }
 
     @Override

@@ -16,11 +16,11 @@ class TimelineTest {
             new Timeline.Pace(Duration.ofMillis(5), Duration.ofMillis(300), Duration.ofMillis(300));
 
     /** A backend whose job shows the given states one poll after another, the last one from then on. */
-    private static Backend job(List<Backend.JobState> states) {
-        Queue<Backend.JobState> next = new ArrayDeque<>(states);
+    private static Backend job(List<Backend.RunState> states) {
+        Queue<Backend.RunState> next = new ArrayDeque<>(states);
         return new Backend() {
             @Override
-            public JobState job() {
+            public RunState job() {
                 return next.size() > 1 ? next.poll() : next.peek();
             }
 
@@ -46,9 +46,9 @@ class TimelineTest {
 
     @Test
     void aJobSeenDownAndRunningAgainRecovered() {
-        Backend.JobState running = new Backend.JobState(true, null);
+        Backend.RunState running = new Backend.RunState(true, null);
         long injectedAt = System.currentTimeMillis();
-        ScenarioResult r = measure(job(List.of(running, Backend.JobState.DOWN, running)), injectedAt, null);
+        ScenarioResult r = measure(job(List.of(running, Backend.RunState.DOWN, running)), injectedAt, null);
         assertThat(r.recoveryMillis).isNotNull().isBetween(0L, 300L);
         assertThat(r.outputGapMillis).as("no table, no row").isNull();
     }
@@ -56,23 +56,23 @@ class TimelineTest {
     @Test
     void aJobRunningSinceAfterTheFaultRestartedBetweenTwoLooks() {
         long injectedAt = System.currentTimeMillis();
-        ScenarioResult r = measure(job(List.of(new Backend.JobState(true, injectedAt + 1))), injectedAt, null);
+        ScenarioResult r = measure(job(List.of(new Backend.RunState(true, injectedAt + 1))), injectedAt, null);
         assertThat(r.recoveryMillis).isNotNull();
     }
 
     @Test
     void aJobRunningThroughoutRodeTheFaultOut() {
         long injectedAt = System.currentTimeMillis();
-        assertThat(measure(job(List.of(new Backend.JobState(true, injectedAt - 1))), injectedAt, null).recoveryMillis)
+        assertThat(measure(job(List.of(new Backend.RunState(true, injectedAt - 1))), injectedAt, null).recoveryMillis)
                 .isNull();
-        assertThat(measure(job(List.of(new Backend.JobState(true, null))), injectedAt, null).recoveryMillis)
+        assertThat(measure(job(List.of(new Backend.RunState(true, null))), injectedAt, null).recoveryMillis)
                 .isNull();
     }
 
     @Test
     void aRecoveryTheStrikeWaitedForIsTaken() {
         long injectedAt = System.currentTimeMillis() - 1000;
-        ScenarioResult r = measure(job(List.of(new Backend.JobState(true, null))), injectedAt, injectedAt + 700);
+        ScenarioResult r = measure(job(List.of(new Backend.RunState(true, null))), injectedAt, injectedAt + 700);
         assertThat(r.recoveryMillis).isEqualTo(700L);
     }
 }

@@ -7,6 +7,13 @@ import io.lineflow.drill.core.Backend;
 import io.lineflow.drill.core.Fault;
 import io.lineflow.drill.core.Services;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
+import org.apache.flink.kubernetes.operator.api.spec.JobState;
+import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,69 +28,62 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Each fault of the Kubernetes drill struck against a fake kubectl that records every command and
- * answers as the operator would: a patched or applied spec is reconciled, deployed and running.
+ * Each fault of the Kubernetes drill struck without the drill: the FlinkDeployment and the pods
+ * in fabric8's mock API server, a {@link FakeOperator} reconciling the spec as the operator would,
+ * and a fake kubectl that records the commands a person would type and carries them out on the
+ * mock server.
  */
+@EnableKubernetesMockClient(crud = true)
 class KubernetesBackendTest {
-    private static final String KUBECTL = "kubectl";
+    private static final String NS = "lineflow";
+    private static final String OPERATOR_NS = "operator";
+
+    KubernetesClient client;
 
     @TempDir
     Path work;
 
-    /** kubectl's answers from one FlinkDeployment's status, changed by the commands as the operator would. */
-    private static final class FakeCluster implements Kubectl.Runner {
+    /** kubectl as the drill calls it: each command line recorded, and carried out on the mock server. */
+    private final class FakeKubectl implements Kubectl.Runner {
         final List<String> commands = new ArrayList<>();
-        String lifecycle = "STABLE";
-        String jobState = "RUNNING";
-        String reconciledSpec = "{}";
 
         @Override
-        public String run(List<String> command, Duration limit) {
-            assertThat(command.subList(0, 4)).containsExactly(KUBECTL, "-n", command.get(2), "--request-timeout=30s");
-            String line = command.get(2) + ": " + String.join(" ", command.subList(4, command.size()));
-            commands.add(line);
-            if (line.contains(" get ")) {
-                return get(line);
-            }
-            if (line.contains("patch flinkdeployment/lineflow")) {
-                String state = line.contains("suspended") ? "suspended" : "running";
-                reconciledSpec = "{\"job\":{\"state\":\"" + state + "\"}}";
-                lifecycle = state.equals("suspended") ? "SUSPENDED" : "STABLE";
-                jobState = state.equals("suspended") ? "FINISHED" : "RUNNING";
-            } else if (line.contains(" apply -k ")) {
-                reconciledSpec = appliedSpec(Path.of(command.get(command.size() - 1)));
+        public synchronized String run(List<String> command, Duration limit) {
+            assertThat(command.subList(0, 4)).containsExactly("kubectl", "-n", command.get(2), "--request-timeout=30s");
+            List<String> args = command.subList(4, command.size());
+            commands.add(command.get(2) + ": " + String.join(" ", args));
+            if (args.get(0).equals("apply")) {
+                apply(Path.of(args.get(2)));
                 return "configmap/lineflow unchanged\nflinkdeployment.flink.apache.org/lineflow configured\n";
             }
-            return "done: " + line + "\n";
+            if (args.subList(0, 2).equals(List.of("delete", "pod"))
+                    && command.get(2).equals(OPERATOR_NS)) {
+                // The operator's Deployment replaces its pod with a new one, Ready.
+                client.pods().inNamespace(OPERATOR_NS).delete();
+                client.resource(FakeOperator.pod(
+                                OPERATOR_NS, "operator-2", FlinkCluster.OPERATOR, "operator:1.10.0", true))
+                        .create();
+            }
+            return "done\n";
         }
 
-        private String get(String line) {
-            if (line.contains("{.status.lifecycleState}")) {
-                return lifecycle;
-            }
-            if (line.contains("{.status.jobStatus.state}")) {
-                return jobState;
-            }
-            if (line.contains("lastReconciledSpec")) {
-                return reconciledSpec;
-            }
-            if (line.contains("{.items[0].metadata.name}")) {
-                return "lineflow-jm-0";
-            }
-            if (line.contains("deletionTimestamp")) {
-                // The old pod terminating, the new one Ready.
-                return "2026-11-01T00:00:00Z|True\n|True\n";
-            }
-            throw new AssertionError("unexpected " + line);
-        }
-
-        /** The spec the operator reconciles from the overlay's patches, as JSON like the operator's. */
-        private static String appliedSpec(Path overlay) {
+        /** The overlay's patches on the FlinkDeployment, as kustomize and the API server would apply them. */
+        private void apply(Path overlay) {
             try {
                 String k = Files.readString(overlay.resolve("kustomization.yaml"));
-                return "{\"image\":\"" + patched(k, "image") + "\",\"job\":{\"parallelism\":"
-                        + patched(k, "job/parallelism") + ",\"upgradeMode\":\"" + patched(k, "job/upgradeMode")
-                        + "\"}}";
+                client.resources(FlinkDeployment.class)
+                        .inNamespace(NS)
+                        .withName(FlinkCluster.NAME)
+                        .edit(fd -> {
+                            fd.getSpec().setImage(patched(k, "image"));
+                            fd.getSpec().getJob().setParallelism(Integer.parseInt(patched(k, "job/parallelism")));
+                            fd.getSpec()
+                                    .getJob()
+                                    .setUpgradeMode(UpgradeMode.valueOf(patched(k, "job/upgradeMode")
+                                            .toUpperCase()
+                                            .replace('-', '_')));
+                            return fd;
+                        });
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -117,14 +117,21 @@ class KubernetesBackendTest {
         }
     }
 
-    private final FakeCluster cluster = new FakeCluster();
+    private final FakeKubectl kubectl = new FakeKubectl();
     private final RecordingServices services = new RecordingServices();
     private final List<String> log = new ArrayList<>();
+    private FakeOperator operator;
+    private KubernetesBackend backend;
 
-    private KubernetesBackend backend() {
-        return new KubernetesBackend(
-                new Kubectl(KUBECTL, "lineflow", cluster),
-                new Kubectl(KUBECTL, "operator", cluster),
+    @BeforeEach
+    void deployed() {
+        operator = FakeOperator.deploy(client, NS);
+        client.resource(FakeOperator.pod(OPERATOR_NS, "operator-1", FlinkCluster.OPERATOR, "operator:1.10.0", true))
+                .create();
+        backend = new KubernetesBackend(
+                new FlinkCluster(client, NS, OPERATOR_NS),
+                new Kubectl("kubectl", NS, kubectl),
+                new Kubectl("kubectl", OPERATOR_NS, kubectl),
                 services,
                 () -> {
                     throw new AssertionError("no table in this test");
@@ -135,104 +142,115 @@ class KubernetesBackendTest {
                 log::add);
     }
 
+    @AfterEach
+    void stopOperator() {
+        operator.close();
+    }
+
     @Test
     void jmPodDeleteDeletesTheJobManagerPodWithoutWaiting() throws Exception {
-        assertThat(backend().strike(Fault.JM_POD_DELETE)).isNull();
-        assertThat(cluster.commands)
+        assertThat(backend.strike(Fault.JM_POD_DELETE)).isNull();
+        assertThat(kubectl.commands)
                 .containsExactly("lineflow: delete pod -l app=lineflow,component=jobmanager --wait=false");
     }
 
     @Test
     void jmKillKillsTheFlinkProcessInTheJobManagerContainer() throws Exception {
-        assertThat(backend().strike(Fault.JM_KILL)).isNull();
-        assertThat(cluster.commands)
-                .containsExactly(
-                        "lineflow: get pod -l app=lineflow,component=jobmanager -o jsonpath={.items[0].metadata.name}",
-                        "lineflow: exec lineflow-jm-0 -c flink-main-container -- bash -c kill 1");
+        assertThat(backend.strike(Fault.JM_KILL)).isNull();
+        assertThat(kubectl.commands)
+                .containsExactly("lineflow: exec lineflow-jobmanager-1 -c flink-main-container -- bash -c kill 1");
     }
 
     @Test
     void tmPodKillForceDeletesTheTaskManagerPods() throws Exception {
-        assertThat(backend().strike(Fault.TM_POD_KILL)).isNull();
-        assertThat(cluster.commands)
+        assertThat(backend.strike(Fault.TM_POD_KILL)).isNull();
+        assertThat(kubectl.commands)
                 .containsExactly(
                         "lineflow: delete pod -l app=lineflow,component=taskmanager --grace-period=0 --force --wait=false");
     }
 
     @Test
-    void operatorRestartDeletesTheOperatorsPodAndWaitsForTheNewOneReady() throws Exception {
-        assertThat(backend().strike(Fault.OPERATOR_RESTART)).isNull();
-        assertThat(cluster.commands).hasSize(2);
-        assertThat(cluster.commands.get(0))
-                .isEqualTo("operator: delete pod -l app.kubernetes.io/name=flink-kubernetes-operator --wait=false");
-        assertThat(cluster.commands.get(1))
-                .startsWith("operator: get pod -l app.kubernetes.io/name=flink-kubernetes-operator");
+    void operatorRestartDeletesTheOperatorsPodAndReturnsWithTheNewOneReady() throws Exception {
+        assertThat(backend.strike(Fault.OPERATOR_RESTART)).isNull();
+        assertThat(kubectl.commands)
+                .containsExactly(
+                        "operator: delete pod -l app.kubernetes.io/name=flink-kubernetes-operator --wait=false");
+        assertThat(client.pods().inNamespace(OPERATOR_NS).list().getItems())
+                .extracting(p -> p.getMetadata().getName())
+                .containsExactly("operator-2");
     }
 
     @Test
     void dbOutageAndKafkaRestartGoThroughTheHostsServices() throws Exception {
-        KubernetesBackend backend = backend();
         assertThat(backend.strike(Fault.DB_OUTAGE)).isNull();
         assertThat(backend.strike(Fault.KAFKA_RESTART)).isNull();
         assertThat(services.actions).containsExactly("postgres/stop", "postgres/start", "kafka/restart");
-        assertThat(cluster.commands).isEmpty();
+        assertThat(kubectl.commands).isEmpty();
     }
 
     @Test
-    void suspendResumeReturnsWhenTheOperatorRunsTheResumedSpec() throws Exception {
+    void suspendResumeSuspendsThenReturnsWhenTheOperatorRunsTheResumedSpec() throws Exception {
         long before = System.currentTimeMillis();
-        Long recoveredAt = backend().strike(Fault.SUSPEND_RESUME);
+        Long recoveredAt = backend.strike(Fault.SUSPEND_RESUME);
         assertThat(recoveredAt).isNotNull().isGreaterThanOrEqualTo(before);
-        assertThat(cluster.commands)
-                .filteredOn(c -> c.contains("patch"))
-                .containsExactly(
-                        "lineflow: patch flinkdeployment/lineflow --type merge -p {\"spec\":{\"job\":{\"state\":\"suspended\"}}}",
-                        "lineflow: patch flinkdeployment/lineflow --type merge -p {\"spec\":{\"job\":{\"state\":\"running\"}}}");
+        assertThat(operator.reconciledJobStates()).containsExactly(JobState.SUSPENDED, JobState.RUNNING);
+        assertThat(kubectl.commands)
+                .as("the spec is patched through the API, not kubectl")
+                .isEmpty();
+        assertThat(log).containsExactly("  suspended; resuming in 0 s");
     }
 
     @Test
-    void upgradesApplyTheNewImageParallelismAndModeWithKustomize() throws Exception {
-        KubernetesBackend backend = backend();
+    void upgradesApplyTheNewImageParallelismAndModeWithKustomizeAndWaitForTheOperator() throws Exception {
         assertThat(backend.strike(Fault.LAST_STATE_UPGRADE)).isNotNull();
-        assertThat(cluster.reconciledSpec)
-                .isEqualTo(
-                        "{\"image\":\"lineflow-job:e2e-upgrade-1\",\"job\":{\"parallelism\":3,\"upgradeMode\":\"last-state\"}}");
+        FlinkDeployment fd = operator.deployment();
+        assertThat(fd.getStatus().getReconciliationStatus().deserializeLastReconciledSpec())
+                .satisfies(s -> assertThat(s.getImage()).isEqualTo("lineflow-job:e2e-upgrade-1"))
+                .satisfies(s -> assertThat(s.getJob().getParallelism()).isEqualTo(3))
+                .satisfies(s -> assertThat(s.getJob().getUpgradeMode()).isEqualTo(UpgradeMode.LAST_STATE));
+
         assertThat(backend.strike(Fault.SAVEPOINT_UPGRADE)).isNotNull();
-        assertThat(cluster.reconciledSpec)
-                .isEqualTo(
-                        "{\"image\":\"lineflow-job:e2e-upgrade-2\",\"job\":{\"parallelism\":2,\"upgradeMode\":\"savepoint\"}}");
+        assertThat(operator.deployment().getStatus().getReconciliationStatus().deserializeLastReconciledSpec())
+                .satisfies(s -> assertThat(s.getImage()).isEqualTo("lineflow-job:e2e-upgrade-2"))
+                .satisfies(s -> assertThat(s.getJob().getParallelism()).isEqualTo(2))
+                .satisfies(s -> assertThat(s.getJob().getUpgradeMode()).isEqualTo(UpgradeMode.SAVEPOINT));
         Path overlay = work.resolve("overlays").resolve("savepoint-upgrade");
-        assertThat(cluster.commands).contains("lineflow: apply -k " + overlay);
+        assertThat(kubectl.commands)
+                .containsExactly(
+                        "lineflow: apply -k " + work.resolve("overlays").resolve("last-state-upgrade"),
+                        "lineflow: apply -k " + overlay);
         assertThat(Files.readString(overlay.resolve("kustomization.yaml"))).contains("  - ../../e2e\n");
         assertThat(log).contains("  flinkdeployment.flink.apache.org/lineflow configured");
     }
 
     @Test
     void nodeRestartRunsTheClusterScript() throws Exception {
-        assertThat(backend().strike(Fault.NODE_RESTART)).isNull();
+        assertThat(backend.strike(Fault.NODE_RESTART)).isNull();
         assertThat(log).containsExactly("  restart-node");
     }
 
     @Test
     void theControlLosesTheJobManagerAndTaskManagerTogetherWaitingForBoth() {
-        backend().loseJobManagerAndTaskManager();
-        assertThat(cluster.commands)
+        backend.loseJobManagerAndTaskManager();
+        assertThat(kubectl.commands)
                 .containsExactly(
                         "lineflow: delete pod -l app=lineflow,component in (jobmanager,taskmanager) --grace-period=1 --wait=true --timeout=80s");
     }
 
     @Test
-    void theJobRunsWhenTheOperatorSaysRunningAndCannotSaySinceWhen() {
-        assertThat(backend().job()).isEqualTo(new Backend.JobState(true, null));
-        cluster.jobState = "RECONCILING";
-        assertThat(backend().job()).isEqualTo(Backend.JobState.DOWN);
+    void theJobRunsWhenTheOperatorSaysRunningAndNobodyCanSaySinceWhen() {
+        assertThat(backend.job()).isEqualTo(new Backend.RunState(true, null));
+        operator.jobState(org.apache.flink.api.common.JobStatus.RESTARTING);
+        assertThat(backend.job()).isEqualTo(Backend.RunState.DOWN);
+        client.resources(FlinkDeployment.class).inNamespace(NS).delete();
+        assertThat(backend.job()).isEqualTo(Backend.RunState.DOWN);
     }
 
     @Test
     void everyLocalOnlyFaultIsRefused() {
         for (Fault fault : Fault.values()) {
             if (!fault.offeredOn(Backend.Kind.KUBERNETES)) {
-                assertThatThrownBy(() -> backend().strike(fault))
+                assertThatThrownBy(() -> backend.strike(fault))
                         .isInstanceOf(IllegalArgumentException.class)
                         .hasMessageContaining(fault.id);
             }
