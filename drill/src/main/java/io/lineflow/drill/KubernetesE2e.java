@@ -1,5 +1,8 @@
 package io.lineflow.drill;
 
+import io.lineflow.drill.core.DrillReport;
+import io.lineflow.drill.core.ScenarioResult;
+import io.lineflow.drill.kubernetes.KubernetesDrill;
 import io.lineflow.testing.CommandLines;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
@@ -15,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -36,7 +38,7 @@ import java.util.Map;
  *        --overlay DIR --work DIR --services URL --cluster-script PATH
  *        [--scenarios steady|all|faults|ID,…] [--topic T] [--partitions N] [--devices N]
  *        [--windows N] [--pieces K] [--time-per-window D] [--report DIR]
- *     Runs the scenarios one after another on the deployed job (see {@link KubeFault}), each with
+ *     Runs the scenarios one after another on the deployed job (see KubernetesScenario), each with
  *     the drill's deterministic input, checks the table cell by cell after each (login lineflow,
  *     password from LINEFLOW_JDBC_PASSWORD) and writes the report. Exit 0 only when every
  *     scenario is exact and every control caught.
@@ -215,13 +217,9 @@ public final class KubernetesE2e {
                 Path.of(required(o, "work")),
                 URI.create(required(o, "services")),
                 required(o, "cluster-script"));
-        List<KubeFault> faults = KubeFault.parse(o.getOrDefault("scenarios", "steady"));
-        KubernetesDrill drill = new KubernetesDrill(settings, () -> DriverManager.getConnection(url, USER, password));
-        List<ScenarioResult> results = new ArrayList<>();
-        for (KubeFault f : faults) {
-            results.add(drill.run(f));
-            System.out.print(DrillReport.summary(results));
-        }
+        List<ScenarioResult> results = new KubernetesDrill(
+                        settings, () -> DriverManager.getConnection(url, USER, password))
+                .run(o.getOrDefault("scenarios", "steady"));
         if (o.containsKey("report")) {
             Path report = Path.of(o.get("report"));
             Files.createDirectories(report);

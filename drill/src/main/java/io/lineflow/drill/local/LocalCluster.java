@@ -1,6 +1,10 @@
-package io.lineflow.drill;
+package io.lineflow.drill.local;
 
+import io.lineflow.drill.core.Await;
+import io.lineflow.drill.core.TableCheck;
 import io.lineflow.flinkrest.FlinkRest;
+import io.lineflow.flinkrest.JobDetails;
+import io.lineflow.job.LineflowJob;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
 import io.lineflow.testing.JdkOpens;
@@ -25,6 +29,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -34,9 +39,12 @@ import java.util.stream.Collectors;
  * API server replaces ZooKeeper. Timeouts are short (ZooKeeper session 8 s,
  * heartbeat 2 s / 8 s) so a lost JobManager is replaced in about 15 s, not a minute.
  */
-final class LocalCluster implements AutoCloseable {
+final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
     /** What Flink needs opened on JDK 17 (as Flink's own start scripts do): the project's one list. */
     static final List<String> JDK17_OPENS = JdkOpens.flags();
+
+    /** The job's main class: the drill runs the jar a user would upload. */
+    private static final String ENTRY_CLASS = LineflowJob.class.getName();
 
     private final Path dir;
     private final String fullClasspath;
@@ -86,7 +94,8 @@ final class LocalCluster implements AutoCloseable {
         this.flinkClasspath = String.join(":", flinkClasspath);
     }
 
-    Path dir() {
+    @Override
+    public Path dir() {
         return dir;
     }
 
@@ -98,8 +107,10 @@ final class LocalCluster implements AutoCloseable {
         return postgres.jdbcUrl();
     }
 
-    EmbeddedPostgresServer postgres() {
-        return postgres;
+    /** The server of the moment: an outage replaces it. */
+    @Override
+    public TableCheck.Database database() {
+        return () -> postgres.connect();
     }
 
     // ---------------------------------------------------------------- services
@@ -135,7 +146,8 @@ final class LocalCluster implements AutoCloseable {
     }
 
     /** A broker restart: SIGTERM, then a new broker on the same data and port. */
-    void restartKafka() {
+    @Override
+    public void restartKafka() {
         kafka.stop();
         startKafka();
     }
@@ -145,11 +157,13 @@ final class LocalCluster implements AutoCloseable {
      * by the server itself (a server started with cleaning deletes its data when it stops, which
      * would turn an outage into data loss); each scenario starts in an empty folder instead.
      */
-    void startPostgres() {
+    @Override
+    public void startPostgres() {
         postgres = EmbeddedPostgresServer.start(dir.resolve("postgres"), pgPort, false);
     }
 
-    void stopPostgres() throws IOException {
+    @Override
+    public void stopPostgres() throws IOException {
         postgres.close();
     }
 
@@ -163,21 +177,20 @@ final class LocalCluster implements AutoCloseable {
         for (int i = 0; i < 2; i++) {
             startTaskManager();
         }
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (anyRest().map(this::taskManagers).orElse(0) >= 2) {
-                return;
-            }
-            Pause.sleep(500);
+        if (!Await.until(
+                Duration.ofMinutes(2),
+                Duration.ofMillis(500),
+                () -> anyRest().map(this::taskManagers).orElse(0) >= 2)) {
+            throw new IllegalStateException("Flink cluster did not come up; logs in " + dir);
         }
-        throw new IllegalStateException("Flink cluster did not come up; logs in " + dir);
     }
 
     /**
      * A fresh cluster: every Flink process and ZooKeeper killed, and a new ZooKeeper and HA
      * cluster id, so nothing is recovered from HA — only what the caller restores explicitly.
      */
-    void replaceFlinkWithFreshCluster() {
+    @Override
+    public void replaceFlinkWithFreshCluster() {
         jobManagers.forEach(ManagedProcess::kill9);
         taskManagers.forEach(ManagedProcess::kill9);
         jobManagers.clear();
@@ -258,7 +271,8 @@ final class LocalCluster implements AutoCloseable {
         return confDir;
     }
 
-    void startJobManager() {
+    @Override
+    public void startJobManager() {
         int restPort = EmbeddedKafka.freePort();
         Configuration conf = flinkConfig(restPort);
         JobManagerProcessSpec spec = JobManagerProcessUtils.processSpecFromConfigWithNewOptionToInterpretLegacyHeap(
@@ -272,7 +286,8 @@ final class LocalCluster implements AutoCloseable {
         jobManagerRest.add("http://127.0.0.1:" + restPort);
     }
 
-    void startTaskManager() {
+    @Override
+    public void startTaskManager() {
         Configuration conf = flinkConfig(0);
         TaskExecutorProcessSpec spec = TaskExecutorProcessUtils.processSpecFromConfig(conf);
         taskManagers.add(startFlinkProcess(
@@ -301,19 +316,47 @@ final class LocalCluster implements AutoCloseable {
         return ManagedProcess.java(name, jvm, flinkClasspath, mainClass, args, dir.resolve(name + ".out"));
     }
 
-    /** kill -9 of the first live TaskManager; returns it. */
-    ManagedProcess killTaskManager() {
+    /** kill -9 of the first live TaskManager. */
+    @Override
+    public String killTaskManager() {
         ManagedProcess tm =
                 taskManagers.stream().filter(ManagedProcess::alive).findFirst().orElseThrow();
         tm.kill9();
-        return tm;
+        return tm.toString();
     }
 
     /** kill -9 of the JobManager that leads (whose Dispatcher holds the leadership). */
-    ManagedProcess killLeadingJobManager() {
+    @Override
+    public String killLeadingJobManager() {
         ManagedProcess leader = leadingJobManager();
         leader.kill9();
-        return leader;
+        return leader.toString();
+    }
+
+    @Override
+    public String submit(Path jar, List<String> args, int parallelism, String restoreFrom) throws IOException {
+        String base = anyRest().orElseThrow();
+        return rest.runJar(base, rest.uploadJar(base, jar), ENTRY_CLASS, args, parallelism, restoreFrom);
+    }
+
+    @Override
+    public String stopWithSavepoint(String jobId) throws IOException {
+        return rest.stopWithSavepoint(
+                anyRest().orElseThrow(),
+                jobId,
+                dir.resolve("savepoints").toUri().toString(),
+                Duration.ofMinutes(2));
+    }
+
+    @Override
+    public Optional<JobDetails> job(String jobId) {
+        return anyRest().flatMap(base -> {
+            try {
+                return Optional.of(rest.job(base, jobId));
+            } catch (IOException e) {
+                return Optional.empty();
+            }
+        });
     }
 
     private ManagedProcess leadingJobManager() {
@@ -347,13 +390,13 @@ final class LocalCluster implements AutoCloseable {
     }
 
     /** A REST endpoint of a live JobManager, any will do (they forward to the leader). */
-    java.util.Optional<String> anyRest() {
+    private Optional<String> anyRest() {
         for (int i = 0; i < jobManagers.size(); i++) {
             if (jobManagers.get(i).alive() && rest.answers(jobManagerRest.get(i))) {
-                return java.util.Optional.of(jobManagerRest.get(i));
+                return Optional.of(jobManagerRest.get(i));
             }
         }
-        return java.util.Optional.empty();
+        return Optional.empty();
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.lineflow.drill;
+package io.lineflow.drill.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,8 +13,8 @@ import java.time.Duration;
 class KubectlLimitTest {
     @Test
     void aCallThatWaitsGetsItsWaitOnTopOfTheLimit() {
-        assertThat(KubernetesDrill.processLimit("delete", "flinkdeployment/lineflow", "--wait=true", "--timeout=180s"))
+        assertThat(Kubectl.processLimit("delete", "flinkdeployment/lineflow", "--wait=true", "--timeout=180s"))
                 .isEqualTo(Duration.ofSeconds(270));
-        assertThat(KubernetesDrill.processLimit("get", "pod", "-o", "name")).isEqualTo(Duration.ofSeconds(90));
+        assertThat(Kubectl.processLimit("get", "pod", "-o", "name")).isEqualTo(Duration.ofSeconds(90));
     }
 }

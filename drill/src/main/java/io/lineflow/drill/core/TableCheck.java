@@ -1,4 +1,4 @@
-package io.lineflow.drill;
+package io.lineflow.drill.core;
 
 import io.lineflow.rules.Rules;
 import io.lineflow.rules.event.RejectReason;
@@ -21,6 +21,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -33,12 +34,18 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The drill's input and verifier, whatever runs the job: produces the deterministic input at a
  * steady pace, waits for the table and compares it cell by cell with the known answer. The local
- * drill ({@link ScenarioRunner}) and the Kubernetes end-to-end run ({@link KubernetesE2e}) share it,
+ * drill (LocalDrill) and the Kubernetes end-to-end run (KubernetesDrill) share it,
  * so both backends are judged by the same rule.
  */
-final class TableCheck {
+public final class TableCheck {
+    /** The job's default window: the drills' jobs run at the rules' defaults. */
+    public static final long WINDOW = Rules.DEFAULT_WINDOW.toMillis();
+
+    /** Where the first scenario's input starts. */
+    public static final long T0 = Instant.parse("2026-11-01T00:00:00Z").toEpochMilli();
+
     /** Where the table lives: a fresh connection per call, so a database outage is survivable. */
-    interface Database {
+    public interface Database {
         Connection connect() throws SQLException;
     }
 
@@ -51,7 +58,7 @@ final class TableCheck {
      * before more input arrives holds it; others pass an open latch). A record Kafka refuses is
      * counted in {@code rejectedByKafka}: the expected table would then not be what was sent.
      */
-    static void produce(
+    public static void produce(
             String bootstrap,
             String topic,
             DeterministicInput input,
@@ -104,7 +111,7 @@ final class TableCheck {
      * call), or {@code max} has passed: a broken job never becomes exact, and waiting for ever
      * would prove nothing.
      */
-    static Map<String, Row> awaitTable(Database db, Map<String, Row> expected, Duration max)
+    public static Map<String, Row> awaitTable(Database db, Map<String, Row> expected, Duration max)
             throws InterruptedException {
         long start = System.currentTimeMillis();
         long lastChange = start;
@@ -138,7 +145,7 @@ final class TableCheck {
      * ticks closed, by the rules module's recount at the job's defaults (the drills' jobs run with
      * them), the ticks' own rows left out.
      */
-    static Map<String, Row> expected(List<WindowRecount.Input> sent) {
+    public static Map<String, Row> expected(List<WindowRecount.Input> sent) {
         return withoutTicks(ExpectedWindows.closed(sent, Rules.defaults()));
     }
 
@@ -154,7 +161,7 @@ final class TableCheck {
      * result}, except those already in {@code reported} (scenarios that share one table, one after
      * another, each report only what is new), which then holds them too.
      */
-    static void verify(
+    public static void verify(
             Database db,
             Map<RejectReason, Long> expectedRejections,
             Map<String, Row> expected,
@@ -175,7 +182,7 @@ final class TableCheck {
     }
 
     /** The table half of {@link #verify}: the cell-by-cell diff, less what {@code reported} holds. */
-    static void judgeTable(
+    public static void judgeTable(
             Map<String, Row> expected, Map<String, Row> actual, ScenarioResult result, Set<String> reported) {
         List<WindowTable.Difference> problems = new ArrayList<>(WindowTable.diff(expected, actual));
         problems.removeIf(p -> reported.contains(p.toString()));
@@ -199,7 +206,7 @@ final class TableCheck {
     }
 
     /** The first {@code updated_at} after {@code after}, or null when there is none (or no database). */
-    static Long firstRowWrittenAfter(Database db, long after) {
+    public static Long firstRowWrittenAfter(Database db, long after) {
         try (Connection c = db.connect();
                 PreparedStatement s =
                         c.prepareStatement("SELECT min(updated_at) FROM device_window_stats WHERE updated_at > ?")) {

@@ -1,6 +1,9 @@
-package io.lineflow.drill;
+package io.lineflow.drill.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lineflow.drill.core.Fault;
+import io.lineflow.drill.core.ScenarioResult;
 
 import org.junit.jupiter.api.Test;
 
@@ -16,14 +19,14 @@ class ShortDrillIT {
 
     @Test
     void tmKillAndJmFailoversStayExactAndTheNoCheckpointControlIsCaught() throws Exception {
-        ScenarioRunner.Settings settings = Drill.settingsFromSystemProperties();
-        List<ScenarioResult> results = Drill.run(
+        LocalDrill.Settings settings = LocalDrill.settingsFromSystemProperties();
+        List<ScenarioResult> results = LocalDrill.run(
                 settings,
                 List.of(
-                        Scenario.of(Fault.TM_KILL, 0.5),
-                        Scenario.of(Fault.JM_FAILOVER, 0.5),
-                        Scenario.jmFailoverOnKubernetesHa(),
-                        Scenario.noCheckpointsControl()));
+                        LocalScenario.of(Fault.TM_KILL, 0.5),
+                        LocalScenario.of(Fault.JM_FAILOVER, 0.5),
+                        LocalScenario.jmFailoverOnKubernetesHa(),
+                        LocalScenario.noCheckpointsControl()));
 
         ScenarioResult tmKill = results.get(0);
         ScenarioResult jmFailover = results.get(1);

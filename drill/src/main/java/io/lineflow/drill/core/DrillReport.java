@@ -1,4 +1,4 @@
-package io.lineflow.drill;
+package io.lineflow.drill.core;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -15,13 +15,13 @@ import java.util.TreeSet;
  * the recovery timeline, a chart of expected against actual pieces per window, and the first
  * discrepancies found.
  */
-final class DrillReport {
+public final class DrillReport {
     private static final DateTimeFormatter HHMM =
             DateTimeFormatter.ofPattern("HH:mm").withZone(ZoneOffset.UTC);
 
     private DrillReport() {}
 
-    static String summary(List<ScenarioResult> results) {
+    public static String summary(List<ScenarioResult> results) {
         StringBuilder b = new StringBuilder();
         b.append(String.format(
                 "%n%-34s %-30s %9s %10s %12s %s%n",
@@ -29,11 +29,11 @@ final class DrillReport {
         for (ScenarioResult r : results) {
             b.append(String.format(
                     "%-34s %-30s %9s %10s %12s %s%n",
-                    r.scenario.name,
+                    r.scenario.name(),
                     r.verdict(),
                     r.rowsActual + "/" + r.rowsExpected,
-                    r.recoveryMillis == null ? "no stop" : ScenarioRunner.seconds(r.recoveryMillis),
-                    r.outputGapMillis == null ? "—" : ScenarioRunner.seconds(r.outputGapMillis),
+                    r.recoveryMillis == null ? "no stop" : seconds(r.recoveryMillis),
+                    r.outputGapMillis == null ? "—" : seconds(r.outputGapMillis),
                     r.error != null
                             ? r.error
                             : String.format(
@@ -46,8 +46,8 @@ final class DrillReport {
                                             : "")));
         }
         long failed = results.stream().filter(r -> !r.passed()).count();
-        boolean anyFault = results.stream().anyMatch(r -> r.scenario.injects);
-        boolean anyControl = results.stream().anyMatch(r -> r.scenario.control);
+        boolean anyFault = results.stream().anyMatch(r -> r.scenario.injects());
+        boolean anyControl = results.stream().anyMatch(r -> r.scenario.control());
         b.append(
                 failed == 0
                         ? String.format(
@@ -63,7 +63,7 @@ final class DrillReport {
      * Writes {@code dir/report.html}; {@code backend} says in a paragraph where the job ran and
      * what its timeline columns measure.
      */
-    static Path writeHtml(List<ScenarioResult> results, Path dir, String backend) throws IOException {
+    public static Path writeHtml(List<ScenarioResult> results, Path dir, String backend) throws IOException {
         StringBuilder h = new StringBuilder();
         h.append("<!doctype html><html><head><meta charset=\"utf-8\"><title>lineflow restart drill</title><style>")
                 .append("body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}")
@@ -87,7 +87,7 @@ final class DrillReport {
             h.append("<tr><td><a href=\"#")
                     .append(anchor(r))
                     .append("\">")
-                    .append(esc(r.scenario.name))
+                    .append(esc(r.scenario.name()))
                     .append("</a></td>")
                     .append("<td class=")
                     .append(r.passed() ? "ok" : "bad")
@@ -100,16 +100,16 @@ final class DrillReport {
                     .append(r.rowsExpected)
                     .append("</td>")
                     .append("<td>")
-                    .append(r.recoveryMillis == null ? "did not stop" : ScenarioRunner.seconds(r.recoveryMillis))
+                    .append(r.recoveryMillis == null ? "did not stop" : seconds(r.recoveryMillis))
                     .append("</td>")
                     .append("<td>")
-                    .append(r.outputGapMillis == null ? "—" : ScenarioRunner.seconds(r.outputGapMillis))
+                    .append(r.outputGapMillis == null ? "—" : seconds(r.outputGapMillis))
                     .append("</td>")
                     .append("<td>")
                     .append(r.rejectionsActual.equals(r.rejectionsExpected) ? "as expected" : "differ")
                     .append("</td>")
                     .append("<td>")
-                    .append(ScenarioRunner.seconds(r.durationMillis))
+                    .append(seconds(r.durationMillis))
                     .append("</td></tr>");
         }
         h.append("</table>");
@@ -117,7 +117,7 @@ final class DrillReport {
             h.append("<section id=\"")
                     .append(anchor(r))
                     .append("\"><h2>")
-                    .append(esc(r.scenario.name))
+                    .append(esc(r.scenario.name()))
                     .append(" — <span class=")
                     .append(r.passed() ? "ok" : "bad")
                     .append('>')
@@ -197,12 +197,17 @@ final class DrillReport {
                 a);
     }
 
+    /** A duration as the report shows it: seconds with one decimal. */
+    public static String seconds(long millis) {
+        return String.format("%.1f s", millis / 1000.0);
+    }
+
     private static double y(long value, long max, int height, int pad) {
         return height - pad - (height - 2.0 * pad) * value / max;
     }
 
     private static String anchor(ScenarioResult r) {
-        return r.scenario.name.replaceAll("[^a-zA-Z0-9]", "-");
+        return r.scenario.name().replaceAll("[^a-zA-Z0-9]", "-");
     }
 
     private static String esc(String s) {

@@ -1,4 +1,4 @@
-package io.lineflow.drill;
+package io.lineflow.drill.local;
 
 import io.lineflow.testing.Commands;
 

@@ -1,10 +1,10 @@
-package io.lineflow.drill;
+package io.lineflow.drill.core;
 
 /** The drill's waits between polls and fault steps: an interrupt ends the wait and stays set. */
-final class Pause {
+public final class Pause {
     private Pause() {}
 
-    static void sleep(long millis) {
+    public static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {

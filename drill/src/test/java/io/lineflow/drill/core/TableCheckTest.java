@@ -1,4 +1,4 @@
-package io.lineflow.drill;
+package io.lineflow.drill.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,7 +18,7 @@ class TableCheckTest {
     }
 
     private static ScenarioResult judge(Map<String, Row> expected, Map<String, Row> actual, Set<String> reported) {
-        ScenarioResult result = new ScenarioResult(Scenario.onKubernetes(KubeFault.STEADY));
+        ScenarioResult result = new ScenarioResult(new Scenario("steady", false, false));
         TableCheck.judgeTable(expected, actual, result, reported);
         return result;
     }
@@ -35,7 +35,7 @@ class TableCheckTest {
         assertThat(first.wrong).isEqualTo(1);
         assertThat(first.problems).singleElement().asString().startsWith("WRONG d1@0 pieces_produced");
 
-        long next = 10 * ScenarioRunner.WINDOW;
+        long next = 10 * TableCheck.WINDOW;
         expected.put("d1@" + next, row("d1", next, 3)); // the second scenario's window, never written
         ScenarioResult second = judge(expected, actual, reported);
         assertThat(second.wrong).isZero();

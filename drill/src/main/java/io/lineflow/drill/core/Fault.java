@@ -1,0 +1,69 @@
+package io.lineflow.drill.core;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * What a drill does to the running job, whichever backend runs it. Each backend strikes a fault in
+ * an exhaustive {@code switch} expression, so a fault added here does not compile until every
+ * backend has decided what it does with it; {@link #offeredOn} says where a fault is offered.
+ */
+public enum Fault {
+    /** kill -9 of a TaskManager; a replacement starts, as Kubernetes would restart the pod. */
+    TM_KILL("tm-kill", Backend.Kind.LOCAL),
+    /** kill -9 of the leading JobManager; the standby takes over through ZooKeeper HA. */
+    JM_FAILOVER("jm-failover", Backend.Kind.LOCAL),
+    /** Every Flink process and ZooKeeper killed; a fresh cluster restores the retained checkpoint. */
+    FULL_RESTART("full-restart", Backend.Kind.LOCAL),
+    /** The JobManager pod deleted: its Deployment starts a new one, Kubernetes HA restores the job. */
+    JM_POD_DELETE("jm-pod-delete", Backend.Kind.KUBERNETES),
+    /** {@code kill 1} in the JobManager container: the kubelet restarts it in the same pod. */
+    JM_KILL("jm-kill", Backend.Kind.KUBERNETES),
+    /** A TaskManager pod force-deleted: the JobManager asks for a new one and restores the job. */
+    TM_POD_KILL("tm-pod-kill", Backend.Kind.KUBERNETES),
+    /** The operator's pod deleted mid-run: nothing about the job may change. */
+    OPERATOR_RESTART("operator-restart", Backend.Kind.KUBERNETES),
+    /** PostgreSQL down for 15 s, then back on the same data. */
+    DB_OUTAGE("db-outage", Backend.Kind.LOCAL, Backend.Kind.KUBERNETES),
+    /** The Kafka broker stopped and started again on the same data. */
+    KAFKA_RESTART("kafka-restart", Backend.Kind.LOCAL, Backend.Kind.KUBERNETES),
+    /** Stop-with-savepoint, then a new submission restored from it at parallelism 4. */
+    UPGRADE("upgrade", Backend.Kind.LOCAL),
+    /** {@code job.state: suspended}, then {@code running}: last-state suspend and resume. */
+    SUSPEND_RESUME("suspend-resume", Backend.Kind.KUBERNETES),
+    /** A new image tag and parallelism 3, applied with kustomize as a GitOps sync would; last-state. */
+    LAST_STATE_UPGRADE("last-state-upgrade", Backend.Kind.KUBERNETES),
+    /** Another image tag and parallelism 2 with {@code upgradeMode: savepoint}. */
+    SAVEPOINT_UPGRADE("savepoint-upgrade", Backend.Kind.KUBERNETES),
+    /** The node's kubelet and containerd stopped and started again; the pods come back. */
+    NODE_RESTART("node-restart", Backend.Kind.KUBERNETES);
+
+    public final String id;
+    private final List<Backend.Kind> on;
+
+    Fault(String id, Backend.Kind... on) {
+        this.id = id;
+        this.on = List.of(on);
+    }
+
+    /** Whether the drill of {@code kind} offers this fault. */
+    public boolean offeredOn(Backend.Kind kind) {
+        return on.contains(kind);
+    }
+
+    /** The faults the drill of {@code kind} offers, in declaration order. */
+    public static List<Fault> on(Backend.Kind kind) {
+        return Arrays.stream(values()).filter(f -> f.offeredOn(kind)).toList();
+    }
+
+    /** The fault {@code id} names among those of {@code kind}; the error lists the known ones. */
+    public static Fault byId(Backend.Kind kind, String id) {
+        return on(kind).stream()
+                .filter(f -> f.id.equals(id))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("unknown fault '" + id + "'; known: "
+                        + on(kind).stream().map(f -> f.id).collect(Collectors.joining(", "))
+                        + ", all"));
+    }
+}

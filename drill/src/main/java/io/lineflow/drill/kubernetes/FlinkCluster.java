@@ -1,0 +1,216 @@
+package io.lineflow.drill.kubernetes;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
+import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
+import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
+import org.apache.flink.kubernetes.operator.api.spec.JobState;
+import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
+import org.apache.flink.kubernetes.operator.api.status.JobStatus;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * What the Kubernetes drill reads of the cluster, and the one change it makes to the spec, through
+ * fabric8 with the operator's own types: the FlinkDeployment {@code lineflow}, its pods, the
+ * operator's pods and what the reconciler reports. A read the API server does not answer (it may
+ * be restarting) is empty, as a failed {@code kubectl get} was.
+ */
+final class FlinkCluster {
+    static final String NAME = "lineflow";
+    static final Map<String, String> JM = Map.of("app", NAME, "component", "jobmanager");
+    static final Map<String, String> TM = Map.of("app", NAME, "component", "taskmanager");
+    static final Map<String, String> OPERATOR = Map.of("app.kubernetes.io/name", "flink-kubernetes-operator");
+    /** The reconciler's summary ConfigMap, and the annotation holding its verdict. */
+    static final String HEALTH = "lineflow-lineflow-health";
+
+    static final String STATUS_ANNOTATION = "lineflow.io/status";
+
+    private final KubernetesClient client;
+    private final String namespace;
+    private final String operatorNamespace;
+
+    /** The cluster of {@code KUBECONFIG}, as kubectl's. */
+    static FlinkCluster ofKubeconfig(String namespace, String operatorNamespace) {
+        return new FlinkCluster(
+                new KubernetesClientBuilder()
+                        .withConfig(asKubectl(Config.autoConfigure(null)))
+                        .build(),
+                namespace,
+                operatorNamespace);
+    }
+
+    /**
+     * A request may take as long as the drill's kubectl calls could (30 s), and is tried once: a
+     * read the API server does not answer is unknown for this poll, as a failed {@code kubectl
+     * get} was, not retried with a backoff that would hold up the timeline.
+     */
+    static Config asKubectl(Config config) {
+        return new ConfigBuilder(config)
+                .withRequestTimeout(30_000)
+                .withRequestRetryBackoffLimit(0)
+                .build();
+    }
+
+    FlinkCluster(KubernetesClient client, String namespace, String operatorNamespace) {
+        this.client = client;
+        this.namespace = namespace;
+        this.operatorNamespace = operatorNamespace;
+    }
+
+    /** The FlinkDeployment's status; empty while it cannot be read or has none. */
+    Optional<FlinkDeploymentStatus> status() {
+        return read(() -> client.resources(FlinkDeployment.class)
+                        .inNamespace(namespace)
+                        .withName(NAME)
+                        .get())
+                .map(FlinkDeployment::getStatus);
+    }
+
+    /** The operator's view of the job, {@code status.jobStatus.state}; "UNKNOWN" when there is none. */
+    String jobState() {
+        return jobStatus(s -> s.getState() == null ? null : s.getState().name()).orElse("UNKNOWN");
+    }
+
+    /** The job's id as the operator reports it; "" when there is none. */
+    String jobId() {
+        return jobStatus(JobStatus::getJobId).orElse("");
+    }
+
+    /** Where the operator's last savepoint upgrade restored from: either field it may record it in; "" for none. */
+    String upgradeSavepoint() {
+        return jobStatus(s -> {
+                    String last =
+                            s.getSavepointInfo() == null || s.getSavepointInfo().getLastSavepoint() == null
+                                    ? null
+                                    : s.getSavepointInfo().getLastSavepoint().getLocation();
+                    return last != null && !last.isEmpty() ? last : s.getUpgradeSavepointPath();
+                })
+                .orElse("");
+    }
+
+    Optional<ResourceLifecycleState> lifecycle() {
+        return status().map(FlinkDeploymentStatus::getLifecycleState);
+    }
+
+    /** The spec the operator last reconciled; empty before the first. */
+    Optional<FlinkDeploymentSpec> reconciledSpec() {
+        return status().flatMap(s -> Optional.ofNullable(s.getReconciliationStatus())
+                .map(r -> r.getLastReconciledSpec() == null ? null : r.deserializeLastReconciledSpec()));
+    }
+
+    /** Sets {@code spec.job.state}, and nothing else, as {@code kubectl patch --type merge} would. */
+    void setJobState(JobState state) {
+        client.resources(FlinkDeployment.class)
+                .inNamespace(namespace)
+                .withName(NAME)
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        client.getKubernetesSerialization()
+                                .asJson(Map.of("spec", Map.of("job", Map.of("state", state)))));
+    }
+
+    /** The pods with {@code labels}; empty while they cannot be listed. */
+    Optional<List<Pod>> pods(Map<String, String> labels) {
+        return pods(namespace, labels);
+    }
+
+    private Optional<List<Pod>> pods(String namespace, Map<String, String> labels) {
+        return read(() ->
+                client.pods().inNamespace(namespace).withLabels(labels).list().getItems());
+    }
+
+    /** The name of a pod with {@code labels}. */
+    String podName(Map<String, String> labels) {
+        return pods(labels).orElse(List.of()).stream()
+                .map(p -> p.getMetadata().getName())
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no pod " + selector(labels) + " in " + namespace));
+    }
+
+    /** The uids of the pods with {@code labels}, space-separated: a replaced pod changes it. */
+    String podUids(Map<String, String> labels) {
+        return pods(labels).orElse(List.of()).stream()
+                .map(p -> p.getMetadata().getUid())
+                .collect(Collectors.joining(" "));
+    }
+
+    /** The images of the first container of each pod with {@code labels}, space-separated. */
+    String images(Map<String, String> labels) {
+        return pods(labels).orElse(List.of()).stream()
+                .map(p -> p.getSpec().getContainers().get(0).getImage())
+                .collect(Collectors.joining(" "));
+    }
+
+    /** Whether an operator pod that is not being deleted is Ready: the new one after a restart. */
+    boolean operatorReady() {
+        return pods(operatorNamespace, OPERATOR).orElse(List.of()).stream()
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                .anyMatch(FlinkCluster::ready);
+    }
+
+    /** {@code labels} as a label selector for kubectl's {@code -l}. */
+    static String selector(Map<String, String> labels) {
+        return new TreeMap<>(labels)
+                .entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
+    }
+
+    private static boolean ready(Pod pod) {
+        return pod.getStatus() != null
+                && pod.getStatus().getConditions() != null
+                && pod.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    /** Whether an Event with {@code reason} was reported on the FlinkDeployment's name. */
+    boolean eventReported(String reason) {
+        return read(() -> client.v1().events().inNamespace(namespace).list().getItems()).orElse(List.of()).stream()
+                .anyMatch(e -> reason.equals(e.getReason())
+                        && e.getInvolvedObject() != null
+                        && NAME.equals(e.getInvolvedObject().getName()));
+    }
+
+    /** The reconciler's summary ConfigMap; empty while it cannot be read or does not exist. */
+    Optional<ConfigMap> health() {
+        return read(() ->
+                client.configMaps().inNamespace(namespace).withName(HEALTH).get());
+    }
+
+    /** The reconciler's verdict on its summary; "" when there is none. */
+    String healthStatus() {
+        return health().map(c -> c.getMetadata().getAnnotations())
+                .map(a -> a.get(STATUS_ANNOTATION))
+                .orElse("");
+    }
+
+    private Optional<JobStatus> jobStatus() {
+        return status().map(FlinkDeploymentStatus::getJobStatus);
+    }
+
+    private <T> Optional<T> jobStatus(Function<JobStatus, T> field) {
+        return jobStatus().map(field).filter(Objects::nonNull);
+    }
+
+    private static <T> Optional<T> read(Supplier<T> get) {
+        try {
+            return Optional.ofNullable(get.get());
+        } catch (KubernetesClientException e) {
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,218 @@
+package io.lineflow.drill.kubernetes;
+
+import static io.lineflow.drill.kubernetes.FlinkCluster.JM;
+import static io.lineflow.drill.kubernetes.FlinkCluster.OPERATOR;
+import static io.lineflow.drill.kubernetes.FlinkCluster.TM;
+import static io.lineflow.drill.kubernetes.FlinkCluster.selector;
+
+import io.lineflow.drill.core.Await;
+import io.lineflow.drill.core.Backend;
+import io.lineflow.drill.core.DrillReport;
+import io.lineflow.drill.core.Fault;
+import io.lineflow.drill.core.Pause;
+import io.lineflow.drill.core.Services;
+import io.lineflow.drill.core.TableCheck;
+import io.lineflow.testing.Commands;
+
+import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
+import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
+import org.apache.flink.kubernetes.operator.api.spec.JobState;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/**
+ * The Kubernetes drill's backend: the job the operator runs, faults struck through the cluster
+ * (pods deleted, a container's process killed, the operator's pod deleted, specs patched or
+ * applied with kustomize, the node restarted) and through the host's services.
+ */
+final class KubernetesBackend implements Backend {
+    /**
+     * How long a fault holds before it is undone.
+     *
+     * @param dbOutage PostgreSQL down in {@link Fault#DB_OUTAGE}
+     * @param suspension the job suspended in {@link Fault#SUSPEND_RESUME}
+     */
+    record Holds(Duration dbOutage, Duration suspension) {
+        static final Holds DRILL = new Holds(Duration.ofSeconds(15), Duration.ofSeconds(10));
+    }
+
+    /** A new release the drill upgrades to with kustomize: a new image, parallelism and upgrade mode. */
+    record Release(String name, String image, int parallelism, String upgradeMode) {
+        static final Release LAST_STATE =
+                new Release("last-state-upgrade", "lineflow-job:e2e-upgrade-1", 3, "last-state");
+        static final Release SAVEPOINT = new Release("savepoint-upgrade", "lineflow-job:e2e-upgrade-2", 2, "savepoint");
+    }
+
+    private static final Duration POLL = Duration.ofSeconds(2);
+
+    private final FlinkCluster flink;
+    private final Kubectl k8s;
+    private final Kubectl operator;
+    private final Services services;
+    private final TableCheck.Database db;
+    private final Overlays overlays;
+    private final String clusterScript;
+    private final Holds holds;
+    private final Consumer<String> log;
+
+    KubernetesBackend(
+            FlinkCluster flink,
+            Kubectl k8s,
+            Kubectl operator,
+            Services services,
+            TableCheck.Database db,
+            Overlays overlays,
+            String clusterScript,
+            Holds holds,
+            Consumer<String> log) {
+        this.flink = flink;
+        this.k8s = k8s;
+        this.operator = operator;
+        this.services = services;
+        this.db = db;
+        this.overlays = overlays;
+        this.clusterScript = clusterScript;
+        this.holds = holds;
+        this.log = log;
+    }
+
+    /** RUNNING as the operator reports it ({@code status.jobStatus.state}); it does not say since when. */
+    @Override
+    public RunState job() {
+        return "RUNNING".equals(flink.jobState()) ? new RunState(true, null) : RunState.DOWN;
+    }
+
+    @Override
+    public TableCheck.Database database() {
+        return db;
+    }
+
+    @Override
+    public Long strike(Fault fault) throws Exception {
+        return switch (fault) {
+            case JM_POD_DELETE -> {
+                log.accept("  "
+                        + k8s.run("delete", "pod", "-l", selector(JM), "--wait=false")
+                                .trim());
+                yield null;
+            }
+            case JM_KILL -> {
+                String pod = flink.podName(JM);
+                k8s.run("exec", pod, "-c", "flink-main-container", "--", "bash", "-c", "kill 1");
+                log.accept("  kill 1 in pod " + pod + "'s Flink container");
+                yield null;
+            }
+            case TM_POD_KILL -> {
+                log.accept("  "
+                        + k8s.run("delete", "pod", "-l", selector(TM), "--grace-period=0", "--force", "--wait=false")
+                                .trim());
+                yield null;
+            }
+            case OPERATOR_RESTART -> {
+                restartOperator();
+                yield null;
+            }
+            case DB_OUTAGE -> {
+                services.dbOutage(holds.dbOutage(), log);
+                yield null;
+            }
+            case KAFKA_RESTART -> {
+                services.kafkaRestart(log);
+                yield null;
+            }
+            case SUSPEND_RESUME -> suspendAndResume();
+            case LAST_STATE_UPGRADE -> upgrade(Release.LAST_STATE);
+            case SAVEPOINT_UPGRADE -> upgrade(Release.SAVEPOINT);
+            case NODE_RESTART -> {
+                log.accept("  "
+                        + Commands.run(Path.of("."), Duration.ofMinutes(10), List.of(clusterScript, "restart-node"))
+                                .trim());
+                yield null;
+            }
+            case TM_KILL, JM_FAILOVER, FULL_RESTART, UPGRADE ->
+                throw new IllegalArgumentException(fault.id + " is not a fault of the Kubernetes drill");
+        };
+    }
+
+    /**
+     * The JobManager and the TaskManager lost together, as with a node: what the no-checkpoints
+     * control does. A TaskManager left running reads the input that follows and writes its
+     * windows before it notices its JobManager is gone, and hides the loss: a forced delete
+     * returns before the kubelet has stopped the container, and a CI run passed the control that
+     * way. A delete that waits returns once the kubelet has reported the containers stopped.
+     */
+    void loseJobManagerAndTaskManager() {
+        long asked = System.currentTimeMillis();
+        log.accept("  "
+                + k8s.run(
+                                "delete",
+                                "pod",
+                                "-l",
+                                "app=lineflow,component in (jobmanager,taskmanager)",
+                                "--grace-period=1",
+                                "--wait=true",
+                                "--timeout=80s")
+                        .trim());
+        log.accept("  both gone after " + DrillReport.seconds(System.currentTimeMillis() - asked)
+                + "; the rest of the input follows");
+    }
+
+    private void restartOperator() {
+        log.accept("  "
+                + operator.run("delete", "pod", "-l", selector(OPERATOR), "--wait=false")
+                        .trim());
+        Await.orFail(Duration.ofMinutes(3), POLL, "the operator's new pod Ready", flink::operatorReady);
+    }
+
+    private long suspendAndResume() {
+        flink.setJobState(JobState.SUSPENDED);
+        Await.orFail(
+                Duration.ofMinutes(3),
+                POLL,
+                "lifecycle SUSPENDED",
+                () -> flink.lifecycle().orElse(null) == ResourceLifecycleState.SUSPENDED);
+        log.accept("  suspended; resuming in " + holds.suspension().toSeconds() + " s");
+        Pause.sleep(holds.suspension().toMillis());
+        flink.setJobState(JobState.RUNNING);
+        return deployed(
+                "job.state running",
+                spec -> spec.getJob() != null && spec.getJob().getState() == JobState.RUNNING);
+    }
+
+    /**
+     * The same overlay a user applies, with the image and parallelism of a new release; applied
+     * with {@code kubectl apply -k}, as a GitOps sync would, and the operator upgrades.
+     */
+    private long upgrade(Release release) throws IOException {
+        Path dir = overlays.write(
+                release.name(),
+                List.of(
+                        "- op: replace\n  path: /spec/image\n  value: " + release.image(),
+                        "- op: replace\n  path: /spec/job/parallelism\n  value: " + release.parallelism(),
+                        "- op: replace\n  path: /spec/job/upgradeMode\n  value: " + release.upgradeMode()));
+        log.accept("  " + Kubectl.changed(k8s.run("apply", "-k", dir.toString())));
+        return deployed("image " + release.image(), spec -> release.image().equals(spec.getImage()));
+    }
+
+    /**
+     * Waits until the operator has reconciled a spec that is {@code what} (it may take a minute to
+     * start: it finishes what it is doing first), has deployed it and the job runs; returns that
+     * moment.
+     */
+    private long deployed(String what, Predicate<FlinkDeploymentSpec> spec) {
+        Await.orFail(
+                Duration.ofMinutes(10),
+                POLL,
+                "the operator to deploy the spec with " + what,
+                () -> flink.reconciledSpec().filter(spec).isPresent()
+                        && List.of(ResourceLifecycleState.DEPLOYED, ResourceLifecycleState.STABLE)
+                                .contains(flink.lifecycle().orElse(null))
+                        && "RUNNING".equals(flink.jobState()));
+        return System.currentTimeMillis();
+    }
+}

@@ -1,0 +1,350 @@
+package io.lineflow.drill.kubernetes;
+
+import static io.lineflow.drill.kubernetes.FlinkCluster.JM;
+
+import io.lineflow.drill.core.Await;
+import io.lineflow.drill.core.DrillReport;
+import io.lineflow.drill.core.Pause;
+import io.lineflow.drill.core.ScenarioResult;
+import io.lineflow.drill.core.TableCheck;
+import io.lineflow.drill.core.Timeline;
+import io.lineflow.rules.event.RejectReason;
+import io.lineflow.rules.recount.WindowRecount;
+import io.lineflow.rules.recount.WindowRecount.Row;
+import io.lineflow.testing.DeterministicInput;
+import io.lineflow.testing.ExpectedWindows;
+
+import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The restart drill on Kubernetes: scenarios one after another on the job the operator runs, each
+ * with the local drill's deterministic input (its own range of windows and ids), a fault injected
+ * halfway through it through the cluster ({@link KubernetesBackend}), the recovery timeline and the
+ * table checked cell by cell by {@link TableCheck}, the same verifier as the local drill's.
+ *
+ * <p>The healthy scenarios share one deployment and one table, as a production job lives through
+ * one incident after another: after each, the whole table must be exact (rows of earlier
+ * scenarios included), and the in-cluster reconciler must report the deployment HEALTHY again.
+ * The negative controls run last, each on a fresh deployment with a pitfall applied through a
+ * kustomize overlay, and must be caught.
+ */
+public final class KubernetesDrill {
+    /** What the drill runs against; see {@code KubernetesE2e} for the options that set it. */
+    public record Settings(
+            String bootstrap,
+            String topic,
+            int partitions,
+            int devices,
+            int windows,
+            int pieces,
+            long millisPerWindow,
+            String namespace,
+            String operatorNamespace,
+            String kubectl,
+            Path overlay,
+            Path work,
+            URI services,
+            String clusterScript) {}
+
+    private static final Timeline.Pace PACE =
+            new Timeline.Pace(Duration.ofSeconds(1), Duration.ofMinutes(8), Duration.ofMinutes(5));
+
+    private final Settings s;
+    private final TableCheck.Database db;
+    private final FlinkCluster flink;
+    private final Kubectl k8s;
+    private final Overlays overlays;
+    private final KubernetesBackend backend;
+    /** Every record sent so far and every rejection, over all scenarios: the table's answer. */
+    private final List<WindowRecount.Input> sent = new ArrayList<>();
+
+    private final Map<RejectReason, Long> rejections = new EnumMap<>(RejectReason.class);
+    private final Set<String> reported = new HashSet<>();
+    private int scenarios;
+
+    public KubernetesDrill(Settings settings, TableCheck.Database db) {
+        this.s = settings;
+        this.db = db;
+        this.flink = FlinkCluster.ofKubeconfig(settings.namespace(), settings.operatorNamespace());
+        this.k8s = new Kubectl(settings.kubectl(), settings.namespace());
+        this.overlays = new Overlays(settings.work(), settings.overlay());
+        this.backend = new KubernetesBackend(
+                flink,
+                k8s,
+                new Kubectl(settings.kubectl(), settings.operatorNamespace()),
+                new HttpServices(settings.services()),
+                db,
+                overlays,
+                settings.clusterScript(),
+                KubernetesBackend.Holds.DRILL,
+                System.out::println);
+    }
+
+    /**
+     * Runs the scenarios of {@code list} (ids, {@code all} or {@code faults}; see {@link
+     * KubernetesScenario#parse}) one after another, printing the summary after each.
+     *
+     * @throws IllegalArgumentException for an unknown id, before anything runs
+     */
+    public List<ScenarioResult> run(String list) throws Exception {
+        List<ScenarioResult> results = new ArrayList<>();
+        for (KubernetesScenario scenario : KubernetesScenario.parse(list)) {
+            results.add(run(scenario));
+            System.out.print(DrillReport.summary(results));
+        }
+        return results;
+    }
+
+    private ScenarioResult run(KubernetesScenario scenario) throws Exception {
+        ScenarioResult result = new ScenarioResult(scenario.scenario());
+        long began = System.currentTimeMillis();
+        try {
+            if (scenario.isControl()) {
+                freshDeployment(scenario.control(), result);
+            }
+            produceAndInject(scenario, result);
+        } catch (RuntimeException e) {
+            result.error = e.getMessage();
+            e.printStackTrace();
+        }
+        result.durationMillis = System.currentTimeMillis() - began;
+        return result;
+    }
+
+    private void produceAndInject(KubernetesScenario scenario, ScenarioResult result) throws Exception {
+        // Each scenario its own windows, after the previous scenario's watermark ticks.
+        long start = TableCheck.T0 + (long) scenarios++ * (s.windows() + 4) * TableCheck.WINDOW;
+        DeterministicInput input = DeterministicInput.generate(
+                s.devices(), s.windows(), s.pieces(), TableCheck.WINDOW, start, s.partitions());
+        input.addWatermarkTicks(start + (s.windows() + 1) * TableCheck.WINDOW + TableCheck.WINDOW / 2);
+        boolean injects = scenario.scenario().injects();
+        // Halfway through the middle window, not at a window boundary: the window being counted
+        // when the fault strikes is half read, so a job that loses its state cannot hide it (a
+        // boundary fault leaves the no-checkpoints control nothing to lose once the window before
+        // has fired).
+        int injectIndex = injects ? input.middleOf(s.windows() / 2) : -1;
+        CountDownLatch atInjection = new CountDownLatch(1);
+        // The no-checkpoints control holds the rest of the input until its fault has taken effect
+        // (see inject); every other fault meets input that keeps arriving.
+        CountDownLatch resume =
+                new CountDownLatch(scenario.control() == KubernetesScenario.Control.NO_CHECKPOINTS ? 1 : 0);
+        AtomicLong rejectedByKafka = new AtomicLong();
+        log(
+                "%s: producing %d records over %d s",
+                scenario.id(), input.records.size(), s.windows() * s.millisPerWindow() / 1000);
+        Thread producer = new Thread(
+                () -> TableCheck.produce(
+                        s.bootstrap(),
+                        s.topic(),
+                        input,
+                        s.windows() * s.millisPerWindow(),
+                        injectIndex,
+                        atInjection,
+                        resume,
+                        rejectedByKafka),
+                "e2e-producer");
+        producer.start();
+        if (injects) {
+            atInjection.await();
+            try {
+                String jmBefore = flink.podUids(JM);
+                String jobBefore = flink.jobId();
+                long injectedAt = System.currentTimeMillis();
+                Long recoveredAt;
+                try {
+                    recoveredAt = inject(scenario);
+                } finally {
+                    resume.countDown();
+                }
+                Timeline.measure(backend, PACE, injectedAt, recoveredAt, result);
+                log(
+                        "%s: operator status RUNNING again after %s, first new window row after %s",
+                        scenario.id(),
+                        result.recoveryMillis == null
+                                ? "(never left RUNNING)"
+                                : DrillReport.seconds(result.recoveryMillis),
+                        result.outputGapMillis == null ? "—" : DrillReport.seconds(result.outputGapMillis));
+                if (scenario.fault() != null) {
+                    afterRecovery(scenario, result, jmBefore, jobBefore);
+                }
+            } catch (RuntimeException e) {
+                // The input is in Kafka all the same: the table is still checked, so that the
+                // next scenarios are judged against everything that was sent.
+                result.error = scenario.id() + " could not be carried out: " + e.getMessage();
+                log("%s", result.error);
+            }
+        }
+        producer.join();
+        if (rejectedByKafka.get() > 0) {
+            throw new IllegalStateException("Kafka did not accept " + rejectedByKafka.get() + " input records");
+        }
+        long produced = System.currentTimeMillis();
+        sent.addAll(ExpectedWindows.inputs(input, produced));
+        input.rejections.forEach((reason, n) -> rejections.merge(reason, n, Long::sum));
+        Map<String, Row> expected = TableCheck.expected(sent);
+        Map<String, Row> actual = TableCheck.awaitTable(db, expected, Duration.ofMinutes(5));
+        TableCheck.verify(db, rejections, expected, actual, result, reported);
+        log(
+                "%s: table settled %s after the last record",
+                scenario.id(), DrillReport.seconds(System.currentTimeMillis() - produced));
+        if (!scenario.isControl()) {
+            reconcilerHealthy(result);
+        }
+        log("%s: %s", scenario.id(), result.verdict());
+        result.problems.stream().limit(20).forEach(p -> System.out.println("  " + p));
+    }
+
+    /** Strikes the scenario's fault; the no-checkpoints control loses both pods its own way. */
+    private Long inject(KubernetesScenario scenario) throws Exception {
+        if (scenario.fault() == null) {
+            backend.loseJobManagerAndTaskManager();
+            return null;
+        }
+        return backend.strike(scenario.fault());
+    }
+
+    /**
+     * Checks that the fault did what it claims: the operator's restart left the job alone, an
+     * upgrade runs the new image at the new parallelism.
+     */
+    private void afterRecovery(KubernetesScenario scenario, ScenarioResult result, String jmBefore, String jobBefore) {
+        switch (scenario.fault()) {
+            case OPERATOR_RESTART -> {
+                if (result.recoveryMillis != null) {
+                    result.problems.add("JOB the operator's restart interrupted the job");
+                }
+                if (!flink.podUids(JM).equals(jmBefore) || !flink.jobId().equals(jobBefore)) {
+                    result.problems.add("JOB the operator's restart replaced the JobManager pod or the job");
+                }
+            }
+            case LAST_STATE_UPGRADE -> expectDeployed(result, KubernetesBackend.Release.LAST_STATE);
+            case SAVEPOINT_UPGRADE -> {
+                expectDeployed(result, KubernetesBackend.Release.SAVEPOINT);
+                String savepoint = flink.upgradeSavepoint();
+                if (savepoint.isEmpty()) {
+                    result.problems.add("UPGRADE the operator recorded no savepoint for the savepoint upgrade");
+                } else {
+                    log("  restored from savepoint %s", savepoint);
+                }
+            }
+            default -> {}
+        }
+    }
+
+    private void expectDeployed(ScenarioResult result, KubernetesBackend.Release release) {
+        String image = release.image();
+        int parallelism = release.parallelism();
+        String running = flink.images(JM);
+        FlinkDeploymentSpec spec = flink.reconciledSpec().orElse(null);
+        if (!running.contains(image)
+                || spec == null
+                || spec.getJob() == null
+                || spec.getJob().getParallelism() != parallelism) {
+            result.problems.add("UPGRADE expected image " + image + " at parallelism " + parallelism
+                    + ", the JobManager runs " + running + " and the deployed spec is "
+                    + (spec == null
+                            ? "none"
+                            : spec.getImage() + " at parallelism "
+                                    + (spec.getJob() == null
+                                            ? "none"
+                                            : spec.getJob().getParallelism())));
+        }
+    }
+
+    /**
+     * A fresh deployment for a negative control: the current one deleted (the operator removes its
+     * HA metadata with it), then the overlay with the control's pitfall applied. Reading from the
+     * latest offset, as the controls do, so the earlier scenarios' input is not read again.
+     */
+    private void freshDeployment(KubernetesScenario.Control control, ScenarioResult result) throws Exception {
+        List<String> patches = new ArrayList<>();
+        if (control == KubernetesScenario.Control.ADDITIVE_SINK) {
+            patches.add(
+                    "- op: replace\n  path: /spec/job/args\n  value: [\"--config\", \"/etc/lineflow/lineflow.properties\","
+                            + " \"--lineflow.sink.mode\", \"ADDITIVE\", \"--lineflow.kafka.starting-offsets\", \"LATEST\"]");
+        } else {
+            // The seed pitfall: no checkpoint interval in the spec, and checkpointing off in the job.
+            patches.add("- op: remove\n  path: /spec/flinkConfiguration/execution.checkpointing.interval");
+            patches.add(
+                    "- op: replace\n  path: /spec/job/args\n  value: [\"--config\", \"/etc/lineflow/lineflow.properties\","
+                            + " \"--lineflow.checkpointing.enabled\", \"false\", \"--lineflow.kafka.starting-offsets\", \"LATEST\"]");
+        }
+        Path dir = overlays.write(control.id.replace(':', '-'), patches);
+        k8s.run(
+                "delete",
+                "flinkdeployment/" + FlinkCluster.NAME,
+                "--ignore-not-found",
+                "--wait=true",
+                "--timeout=180s");
+        Await.orFail(
+                Duration.ofMinutes(3),
+                Duration.ofSeconds(2),
+                "the old JobManager and TaskManager pods gone",
+                () -> flink.pods(Map.of("app", FlinkCluster.NAME))
+                        .map(List::isEmpty)
+                        .orElse(false));
+        long applied = System.currentTimeMillis();
+        log("  %s", Kubectl.changed(k8s.run("apply", "-k", dir.toString())));
+        if (control == KubernetesScenario.Control.NO_CHECKPOINTS) {
+            seedPitfallReported(applied, result);
+        }
+        Await.orFail(
+                Duration.ofMinutes(10),
+                Duration.ofSeconds(2),
+                "the control's job RUNNING",
+                () -> "RUNNING".equals(flink.jobState()));
+        // Reading from the latest offset: give the source time to be assigned its partitions.
+        Pause.sleep(20_000);
+    }
+
+    /**
+     * The reconciler's one-pass promise: checkpointing turned off in the spec is reported as an
+     * Event on the FlinkDeployment and in the summary ConfigMap within one pass (the e2e overlay's
+     * interval is 10 s; 30 s allowed for the API round trips).
+     */
+    private void seedPitfallReported(long applied, ScenarioResult result) {
+        boolean reportedInTime = Await.until(
+                Duration.ofMillis(applied + 30_000 - System.currentTimeMillis()), Duration.ofSeconds(1), () -> {
+                    boolean event = flink.eventReported("CHECKPOINTING_DISABLED");
+                    String summary =
+                            flink.health().map(c -> String.valueOf(c.getData())).orElse("");
+                    return event && summary.contains("CHECKPOINTING_DISABLED");
+                });
+        if (reportedInTime) {
+            log(
+                    "  the reconciler reported CHECKPOINTING_DISABLED (Event and summary) %s after the apply",
+                    DrillReport.seconds(System.currentTimeMillis() - applied));
+        } else {
+            result.error =
+                    "the reconciler did not report CHECKPOINTING_DISABLED as an Event and in its summary within 30 s";
+        }
+    }
+
+    /** After a healthy scenario the in-cluster reconciler must say HEALTHY again (a pass every 10 s). */
+    private void reconcilerHealthy(ScenarioResult result) {
+        String[] status = {""};
+        boolean healthy = Await.until(Duration.ofSeconds(120), Duration.ofSeconds(3), () -> {
+            status[0] = flink.healthStatus();
+            return status[0].equals("HEALTHY");
+        });
+        if (!healthy) {
+            result.problems.add("RECONCILER reports '" + status[0] + "', not HEALTHY, 120 s after the table settled");
+        }
+    }
+
+    private static void log(String format, Object... args) {
+        System.out.printf(format + "%n", args);
+    }
+}

@@ -1,0 +1,97 @@
+package io.lineflow.drill.kubernetes;
+
+import io.lineflow.drill.core.Backend;
+import io.lineflow.drill.core.Fault;
+import io.lineflow.drill.core.Scenario;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * A scenario of the Kubernetes drill, in the order {@code all} runs them: the input alone, each
+ * fault of the Kubernetes drill on the one long-running deployment, then the negative controls,
+ * each on a fresh deployment with a pitfall applied on purpose.
+ *
+ * @param fault what is struck mid-input; null for {@link #STEADY} and the no-checkpoints control,
+ *     which loses its pods in its own way
+ * @param control the pitfall of a negative control; null for the healthy scenarios
+ */
+record KubernetesScenario(String id, Fault fault, Control control) {
+    /** Nothing: the input, then the table (what {@code make e2e} checks). */
+    static final KubernetesScenario STEADY = new KubernetesScenario("steady", null, null);
+
+    /** The negative controls: a fresh deployment with a pitfall, then a fault that must expose it. */
+    enum Control {
+        /** An additive sink, then a TaskManager pod killed. */
+        ADDITIVE_SINK("control:additive-sink", Fault.TM_POD_KILL),
+        /**
+         * Checkpointing off (the seed pitfall the reconciler must report) reading from the latest
+         * offset, then the JobManager and TaskManager pods deleted.
+         */
+        NO_CHECKPOINTS("control:no-checkpoints", null);
+
+        final String id;
+        final Fault fault;
+
+        Control(String id, Fault fault) {
+            this.id = id;
+            this.fault = fault;
+        }
+    }
+
+    static KubernetesScenario of(Fault fault) {
+        return new KubernetesScenario(fault.id, fault, null);
+    }
+
+    static KubernetesScenario of(Control control) {
+        return new KubernetesScenario(control.id, control.fault, control);
+    }
+
+    boolean isControl() {
+        return control != null;
+    }
+
+    /** As the report names and judges it. */
+    Scenario scenario() {
+        return new Scenario("kubernetes:" + id, isControl(), fault != null || isControl());
+    }
+
+    /** Every scenario, the controls last. */
+    static List<KubernetesScenario> all() {
+        return Stream.of(
+                        Stream.of(STEADY),
+                        Fault.on(Backend.Kind.KUBERNETES).stream().map(KubernetesScenario::of),
+                        Stream.of(Control.values()).map(KubernetesScenario::of))
+                .flatMap(s -> s)
+                .toList();
+    }
+
+    /**
+     * The scenarios of a comma-separated list: ids, {@code all} (every one, controls last) or
+     * {@code faults} (every one but the controls). Order is kept; controls always run last, since
+     * they leave the deployment broken on purpose.
+     */
+    static List<KubernetesScenario> parse(String list) {
+        List<KubernetesScenario> out = new ArrayList<>();
+        for (String id : list.split(",")) {
+            String t = id.trim();
+            if (t.equals("all")) {
+                out.addAll(all());
+            } else if (t.equals("faults")) {
+                all().stream().filter(s -> !s.isControl()).forEach(out::add);
+            } else {
+                out.add(all().stream()
+                        .filter(s -> s.id.equals(t))
+                        .findFirst()
+                        .orElseThrow(
+                                () -> new IllegalArgumentException("unknown scenario '" + t + "'; known: all, faults, "
+                                        + all().stream().map(s -> s.id).collect(Collectors.joining(", ")))));
+            }
+        }
+        out.sort(Comparator.comparing(KubernetesScenario::isControl));
+        return out;
+    }
+}

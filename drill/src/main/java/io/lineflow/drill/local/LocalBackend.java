@@ -1,0 +1,157 @@
+package io.lineflow.drill.local;
+
+import io.lineflow.drill.core.Backend;
+import io.lineflow.drill.core.Fault;
+import io.lineflow.drill.core.Services;
+import io.lineflow.drill.core.TableCheck;
+import io.lineflow.flinkrest.JobDetails;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * The local drill's backend: lineflow's job on a {@link LocalCluster}, faults struck on the
+ * cluster's processes and through Flink's REST API, as a user's tooling would.
+ */
+final class LocalBackend implements Backend {
+    /** What the backend does to the cluster: {@link LocalCluster}, or a fake in a test. */
+    interface Cluster extends Services {
+        /** The cluster's folder: checkpoints and savepoints are under it. */
+        Path dir();
+
+        /** kill -9 of a live TaskManager; returns the process, for the log. */
+        String killTaskManager();
+
+        void startTaskManager();
+
+        /** kill -9 of the leading JobManager; returns the process, for the log. */
+        String killLeadingJobManager();
+
+        void startJobManager();
+
+        /** Every Flink process (and ZooKeeper) killed; a new cluster that recovers nothing itself. */
+        void replaceFlinkWithFreshCluster();
+
+        /** Uploads {@code jar} and runs lineflow's job from it; returns the job's id. */
+        String submit(Path jar, List<String> args, int parallelism, String restoreFrom) throws IOException;
+
+        /** Stops the job with a savepoint; returns the savepoint's location. */
+        String stopWithSavepoint(String jobId) throws IOException;
+
+        /** The job as the cluster reports it; empty while it cannot tell (restarting, failing over). */
+        Optional<JobDetails> job(String jobId);
+
+        TableCheck.Database database();
+    }
+
+    private final Cluster cluster;
+    private final Path jobJar;
+    private final Path upgradeJar;
+    private final List<String> args;
+    private final Duration outage;
+    private final Consumer<String> log;
+    /** The job the drill watches: a full restart and an upgrade replace it. */
+    private String jobId;
+
+    /**
+     * @param upgradeJar the jar {@link Fault#UPGRADE} restores the savepoint with
+     * @param outage how long {@link Fault#DB_OUTAGE} keeps PostgreSQL down
+     */
+    LocalBackend(
+            Cluster cluster, Path jobJar, Path upgradeJar, List<String> args, Duration outage, Consumer<String> log) {
+        this.cluster = cluster;
+        this.jobJar = jobJar;
+        this.upgradeJar = upgradeJar;
+        this.args = args;
+        this.outage = outage;
+        this.log = log;
+    }
+
+    /** Submits the job at parallelism 2; returns its id. */
+    String submit() throws IOException {
+        jobId = cluster.submit(jobJar, args, 2, null);
+        return jobId;
+    }
+
+    String jobId() {
+        return jobId;
+    }
+
+    @Override
+    public RunState job() {
+        return cluster.job(jobId)
+                .filter(JobDetails::running)
+                .map(j -> new RunState(true, j.runningSince()))
+                .orElse(RunState.DOWN);
+    }
+
+    @Override
+    public TableCheck.Database database() {
+        return cluster.database();
+    }
+
+    @Override
+    public Long strike(Fault fault) throws Exception {
+        return switch (fault) {
+            case TM_KILL -> {
+                log.accept("  kill -9 " + cluster.killTaskManager() + "; starting a replacement");
+                cluster.startTaskManager();
+                yield null;
+            }
+            case JM_FAILOVER -> {
+                log.accept("  kill -9 leading " + cluster.killLeadingJobManager() + "; the standby takes over");
+                cluster.startJobManager(); // the replacement pod, now the standby
+                yield null;
+            }
+            case FULL_RESTART -> {
+                String oldJob = jobId;
+                cluster.replaceFlinkWithFreshCluster();
+                Path checkpoint =
+                        latestCheckpoint(cluster.dir().resolve("checkpoints").resolve(oldJob));
+                jobId = cluster.submit(jobJar, args, 2, checkpoint.toUri().toString());
+                log.accept("  fresh cluster; job " + jobId + " restored from " + checkpoint.getFileName());
+                yield null;
+            }
+            case DB_OUTAGE -> {
+                cluster.dbOutage(outage, log);
+                yield null;
+            }
+            case KAFKA_RESTART -> {
+                cluster.kafkaRestart(log);
+                yield null;
+            }
+            case UPGRADE -> {
+                String savepoint = cluster.stopWithSavepoint(jobId);
+                jobId = cluster.submit(upgradeJar, args, 4, savepoint);
+                log.accept("  stopped with savepoint; job " + jobId + " restored from it at parallelism 4");
+                yield null;
+            }
+            case JM_POD_DELETE,
+                    JM_KILL,
+                    TM_POD_KILL,
+                    OPERATOR_RESTART,
+                    SUSPEND_RESUME,
+                    LAST_STATE_UPGRADE,
+                    SAVEPOINT_UPGRADE,
+                    NODE_RESTART -> throw new IllegalArgumentException(fault.id + " is not a fault of the local drill");
+        };
+    }
+
+    /** The newest retained checkpoint of a job: {@code chk-N} with the highest N and metadata. */
+    static Path latestCheckpoint(Path jobCheckpoints) throws IOException {
+        try (Stream<Path> dirs = Files.list(jobCheckpoints)) {
+            return dirs.filter(p -> p.getFileName().toString().startsWith("chk-"))
+                    .filter(p -> Files.exists(p.resolve("_metadata")))
+                    .max(Comparator.comparingLong(
+                            p -> Long.parseLong(p.getFileName().toString().substring(4))))
+                    .orElseThrow(() -> new IOException("no completed checkpoint under " + jobCheckpoints));
+        }
+    }
+}

@@ -1,0 +1,268 @@
+package io.lineflow.drill.local;
+
+import io.lineflow.drill.core.Await;
+import io.lineflow.drill.core.DrillReport;
+import io.lineflow.drill.core.ScenarioResult;
+import io.lineflow.drill.core.TableCheck;
+import io.lineflow.drill.core.Timeline;
+import io.lineflow.job.config.JobConfig;
+import io.lineflow.job.schema.Schema;
+import io.lineflow.rules.recount.WindowRecount.Row;
+import io.lineflow.testing.DeterministicInput;
+import io.lineflow.testing.EmbeddedKafka;
+import io.lineflow.testing.ExpectedWindows;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/** Runs each {@link LocalScenario} on a fresh {@link LocalCluster} and verifies the table. */
+public final class LocalDrill {
+    private static final PrintStream OUT = System.out;
+    private static final String TOPIC = "device-events";
+    private static final int PARTITIONS = 4;
+    private static final String HA_NAMESPACE = "lineflow-drill";
+    private static final Duration DB_OUTAGE = Duration.ofSeconds(15);
+    private static final Timeline.Pace PACE =
+            new Timeline.Pace(Duration.ofMillis(250), Duration.ofMinutes(3), Duration.ofMinutes(3));
+
+    /** Input size and pace, and the paths the build passes in. */
+    public static final class Settings {
+        public int devices = 8;
+        public int windows = 30;
+        public int piecesPerWindow = 20;
+        /** Wall-clock time to produce one window of input. */
+        public long millisPerWindow = 1000;
+
+        Path work;
+        /** The repository root: scripts/, bin/ and manifests/ for the Kubernetes-HA scenario. */
+        Path repo;
+
+        Path jobJar;
+        /** The jar the upgrade scenario restores the savepoint with: {@link #jobJar} unless given. */
+        Path upgradeJar;
+
+        /** The drill's own classpath: its processes (Kafka, ZooKeeper, the services) run on it. */
+        List<String> classpath;
+        /** A Flink distribution's lib/: what the JobManagers and TaskManagers run on. */
+        List<String> flinkClasspath;
+
+        Path drillClasses;
+    }
+
+    private final Settings settings;
+    private final Consumer<String> log;
+
+    LocalDrill(Settings settings, Consumer<String> log) {
+        this.settings = settings;
+        this.log = log;
+    }
+
+    /** Runs the scenarios one after another and writes the report. */
+    public static List<ScenarioResult> run(Settings settings, List<LocalScenario> scenarios) throws IOException {
+        Files.createDirectories(settings.work);
+        LocalDrill drill = new LocalDrill(settings, OUT::println);
+        List<ScenarioResult> results = new ArrayList<>();
+        for (LocalScenario s : scenarios) {
+            OUT.printf("%n▶ %s (%d/%d)%n", s.name(), results.size() + 1, scenarios.size());
+            ScenarioResult r = drill.run(s);
+            OUT.println("  → " + r.verdict());
+            results.add(r);
+        }
+        OUT.print(DrillReport.summary(results));
+        OUT.println("Report: "
+                + DrillReport.writeHtml(
+                                results,
+                                settings.work,
+                                "Local: real Kafka and PostgreSQL, Flink as separate JobManager and TaskManager processes with "
+                                        + "ZooKeeper HA (one scenario on Kubernetes HA). Recovery is the time from the fault to the job "
+                                        + "RUNNING again with every task running, as Flink's REST API reports it.")
+                        .toAbsolutePath());
+        return results;
+    }
+
+    /** Paths the build passes in: the job jar, the classpath file, the drill's classes. */
+    public static Settings settingsFromSystemProperties() throws IOException {
+        Settings s = new Settings();
+        s.jobJar = Path.of(required("drill.job.jar"));
+        if (!Files.exists(s.jobJar)) {
+            throw new IllegalStateException("job jar " + s.jobJar + " not found: build it first (mvn -pl job package)");
+        }
+        // Another build's jar to upgrade to (e.g. from an older release's savepoint to this one).
+        s.upgradeJar = Path.of(System.getProperty("drill.upgrade.jar", s.jobJar.toString()));
+        if (!Files.exists(s.upgradeJar)) {
+            throw new IllegalStateException("upgrade jar " + s.upgradeJar + " not found");
+        }
+        Path classpathFile = Path.of(required("drill.classpath.file"));
+        s.classpath = readClasspath(classpathFile);
+        // Written beside it by the same build (drill/pom.xml, execution flink-classpath).
+        s.flinkClasspath = readClasspath(classpathFile.resolveSibling("flink.classpath"));
+        s.drillClasses = Path.of(required("drill.classes"));
+        s.work = Path.of(System.getProperty("drill.work", "target/drill")).toAbsolutePath();
+        s.repo =
+                Path.of(System.getProperty("drill.repo", "..")).toAbsolutePath().normalize();
+        return s;
+    }
+
+    private static List<String> readClasspath(Path file) throws IOException {
+        return Arrays.asList(Files.readString(file).trim().split(":"));
+    }
+
+    private static String required(String property) {
+        String v = System.getProperty(property);
+        if (v == null) {
+            throw new IllegalStateException("system property " + property + " is not set (run through make drill)");
+        }
+        return v;
+    }
+
+    ScenarioResult run(LocalScenario scenario) {
+        ScenarioResult result = new ScenarioResult(scenario.scenario());
+        long began = System.currentTimeMillis();
+        Path dir = settings.work.resolve(scenario.name().replaceAll("[^a-zA-Z0-9-]", "_"));
+        try {
+            deleteRecursively(dir);
+            Files.createDirectories(dir);
+            if (scenario.kubernetesHa()) {
+                log.accept("  starting etcd and kube-apiserver (RBAC) for Kubernetes HA…");
+                try (KubernetesApiServer k8s = KubernetesApiServer.start(settings.repo, dir.resolve("k8s"));
+                        LocalCluster cluster = new LocalCluster(
+                                dir,
+                                settings.classpath,
+                                settings.flinkClasspath,
+                                settings.drillClasses,
+                                HA_NAMESPACE,
+                                k8s.namespaceForFlink(HA_NAMESPACE))) {
+                    runOn(cluster, scenario, result);
+                    log.accept(
+                            "  HA ConfigMaps: " + k8s.configMaps(HA_NAMESPACE).replace('\n', ' '));
+                }
+            } else {
+                try (LocalCluster cluster =
+                        new LocalCluster(dir, settings.classpath, settings.flinkClasspath, settings.drillClasses)) {
+                    runOn(cluster, scenario, result);
+                }
+            }
+        } catch (Exception e) {
+            result.error = e.toString();
+            log.accept("  ERROR " + e);
+        }
+        result.durationMillis = System.currentTimeMillis() - began;
+        return result;
+    }
+
+    private void runOn(LocalCluster cluster, LocalScenario scenario, ScenarioResult result) throws Exception {
+        log.accept(
+                scenario.kubernetesHa()
+                        ? "  starting Kafka, PostgreSQL, 2 JobManagers (Kubernetes HA), 2 TaskManagers…"
+                        : "  starting ZooKeeper, Kafka, PostgreSQL, 2 JobManagers, 2 TaskManagers…");
+        cluster.startServices();
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
+            EmbeddedKafka.createTopic(admin, TOPIC, PARTITIONS);
+        }
+        Configuration db = JobConfig.merge(
+                new String[] {"--lineflow.jdbc.url", cluster.jdbcUrl(), "--lineflow.jdbc.user", "postgres"},
+                Map.of(),
+                new Configuration());
+        Schema.migrate(db);
+        cluster.startFlink();
+
+        List<String> args = new ArrayList<>(List.of(
+                "--lineflow.kafka.bootstrap-servers",
+                cluster.bootstrapServers(),
+                "--lineflow.kafka.topic",
+                TOPIC,
+                "--lineflow.jdbc.url",
+                cluster.jdbcUrl(),
+                "--lineflow.jdbc.user",
+                "postgres",
+                "--execution.checkpointing.interval",
+                "1 s",
+                "--state.checkpoints.dir",
+                cluster.dir().resolve("checkpoints").toUri().toString(),
+                "--lineflow.sink.batch-interval",
+                "200 ms"));
+        args.addAll(scenario.jobArgs());
+        LocalBackend backend = new LocalBackend(cluster, settings.jobJar, settings.upgradeJar, args, DB_OUTAGE, log);
+        String jobId = backend.submit();
+        if (!Await.until(
+                Duration.ofMinutes(2),
+                Duration.ofMillis(250),
+                () -> backend.job().running())) {
+            throw new IllegalStateException("job " + jobId + " not running within " + Duration.ofMinutes(2));
+        }
+        log.accept("  job " + jobId + " running; producing " + settings.windows + " windows of input");
+
+        DeterministicInput input = DeterministicInput.generate(
+                settings.devices,
+                settings.windows,
+                settings.piecesPerWindow,
+                TableCheck.WINDOW,
+                TableCheck.T0,
+                PARTITIONS);
+        int realRecords = input.records.size();
+        input.addWatermarkTicks(TableCheck.T0 + (settings.windows + 1) * TableCheck.WINDOW + TableCheck.WINDOW / 2);
+        int injectIndex = (int) Math.round(realRecords * scenario.injectAt());
+        CountDownLatch atInjection = new CountDownLatch(1);
+        AtomicLong rejectedByKafka = new AtomicLong();
+        long total = (long) settings.windows * settings.millisPerWindow;
+        Thread producer = new Thread(
+                () -> TableCheck.produce(
+                        cluster.bootstrapServers(),
+                        TOPIC,
+                        input,
+                        total,
+                        injectIndex,
+                        atInjection,
+                        new CountDownLatch(0),
+                        rejectedByKafka),
+                "drill-producer");
+        producer.start();
+
+        atInjection.await();
+        long injectedAt = System.currentTimeMillis();
+        log.accept("  injecting " + scenario.fault().id + " after " + injectIndex + " of " + realRecords + " records");
+        Timeline.measure(backend, PACE, injectedAt, backend.strike(scenario.fault()), result);
+        log.accept(String.format(
+                "  back RUNNING: %s, first new row after %s",
+                result.recoveryMillis == null ? "never stopped" : DrillReport.seconds(result.recoveryMillis),
+                result.outputGapMillis == null ? "—" : DrillReport.seconds(result.outputGapMillis)));
+
+        producer.join();
+        if (rejectedByKafka.get() > 0) {
+            throw new IllegalStateException("Kafka did not accept " + rejectedByKafka.get()
+                    + " input records: the expected table is not what was sent");
+        }
+        Map<String, Row> expected = TableCheck.expected(ExpectedWindows.inputs(input, System.currentTimeMillis()));
+        Map<String, Row> actual = TableCheck.awaitTable(backend.database(), expected, Duration.ofMinutes(4));
+        TableCheck.verify(backend.database(), input.rejections, expected, actual, result, new HashSet<>());
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (Stream<Path> paths = Files.walk(dir)) {
+                for (Path p : paths.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package io.lineflow.drill.kubernetes;
+
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
+import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
+import org.apache.flink.kubernetes.operator.api.spec.JobSpec;
+import org.apache.flink.kubernetes.operator.api.spec.JobState;
+import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
+import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
+import org.apache.flink.kubernetes.operator.api.status.ReconciliationState;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Flink Kubernetes Operator as far as the drill sees it, on fabric8's mock API server:
+ * lineflow's FlinkDeployment deployed and running with its JobManager and TaskManager pods, and
+ * every change of its spec reconciled, deployed and marked stable shortly after, with the job in
+ * the state the spec asks for. The status is computed by the operator's own API types.
+ */
+final class FakeOperator implements AutoCloseable {
+    private final KubernetesClient client;
+    private final String namespace;
+    private final List<JobState> reconciled = new CopyOnWriteArrayList<>();
+    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
+
+    private FakeOperator(KubernetesClient client, String namespace) {
+        this.client = client;
+        this.namespace = namespace;
+    }
+
+    /** lineflow deployed in {@code namespace}: spec reconciled and stable, the job RUNNING, its pods up. */
+    static FakeOperator deploy(KubernetesClient client, String namespace) {
+        FlinkDeployment fd = new FlinkDeployment();
+        fd.setMetadata(new ObjectMetaBuilder()
+                .withName(FlinkCluster.NAME)
+                .withNamespace(namespace)
+                .build());
+        FlinkDeploymentSpec spec = new FlinkDeploymentSpec();
+        spec.setImage("lineflow-job:e2e");
+        JobSpec job = new JobSpec();
+        job.setParallelism(2);
+        job.setUpgradeMode(UpgradeMode.LAST_STATE);
+        job.setState(JobState.RUNNING);
+        spec.setJob(job);
+        fd.setSpec(spec);
+        FlinkDeploymentStatus status = new FlinkDeploymentStatus();
+        status.setJobStatus(new org.apache.flink.kubernetes.operator.api.status.JobStatus());
+        status.getJobStatus().setJobId("job-1");
+        fd.setStatus(status);
+        markDeployed(fd);
+        client.resource(fd).create();
+        client.resource(pod(namespace, "lineflow-jobmanager-1", FlinkCluster.JM, "lineflow-job:e2e", true))
+                .create();
+        client.resource(pod(namespace, "lineflow-taskmanager-1-1", FlinkCluster.TM, "lineflow-job:e2e", true))
+                .create();
+        FakeOperator operator = new FakeOperator(client, namespace);
+        operator.loop.scheduleWithFixedDelay(operator::reconcile, 20, 20, TimeUnit.MILLISECONDS);
+        return operator;
+    }
+
+    /** A pod with {@code labels} whose first container runs {@code image}. */
+    static Pod pod(String namespace, String name, Map<String, String> labels, String image, boolean ready) {
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(namespace)
+                .withLabels(labels)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("flink-main-container")
+                .withImage(image)
+                .endContainer()
+                .endSpec()
+                .withNewStatus()
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus(ready ? "True" : "False")
+                .endCondition()
+                .endStatus()
+                .build();
+    }
+
+    FlinkDeployment deployment() {
+        return client.resources(FlinkDeployment.class)
+                .inNamespace(namespace)
+                .withName(FlinkCluster.NAME)
+                .get();
+    }
+
+    /** The job states of the specs reconciled since the deployment, in order. */
+    List<JobState> reconciledJobStates() {
+        return List.copyOf(reconciled);
+    }
+
+    /** Sets the job's state as the operator observes it, e.g. restarting after a lost TaskManager. */
+    void jobState(JobStatus state) {
+        FlinkDeployment fd = deployment();
+        fd.getStatus().getJobStatus().setState(state);
+        client.resource(fd).updateStatus();
+    }
+
+    /** One pass: a spec other than the one last reconciled is deployed, and becomes stable. */
+    private void reconcile() {
+        try {
+            FlinkDeployment fd = deployment();
+            if (fd == null
+                    || fd.getSpec()
+                            .equals(fd.getStatus().getReconciliationStatus().deserializeLastReconciledSpec())) {
+                return;
+            }
+            markDeployed(fd);
+            client.resource(fd).updateStatus();
+            reconciled.add(fd.getSpec().getJob().getState());
+        } catch (KubernetesClientException e) {
+            // Changed meanwhile (a conflict): the next pass reads it again.
+        }
+    }
+
+    private static void markDeployed(FlinkDeployment fd) {
+        var reconciliation = fd.getStatus().getReconciliationStatus();
+        reconciliation.serializeAndSetLastReconciledSpec(fd.getSpec(), fd);
+        reconciliation.markReconciledSpecAsStable();
+        reconciliation.setState(ReconciliationState.DEPLOYED);
+        fd.getStatus()
+                .getJobStatus()
+                .setState(
+                        fd.getSpec().getJob().getState() == JobState.SUSPENDED
+                                ? JobStatus.SUSPENDED
+                                : JobStatus.RUNNING);
+    }
+
+    @Override
+    public void close() {
+        loop.shutdownNow();
+    }
+}

@@ -1,0 +1,62 @@
+package io.lineflow.drill.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lineflow.drill.core.Backend;
+import io.lineflow.drill.core.Fault;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** The scenario lists {@code --scenarios} accepts, and what each scenario is in the report. */
+class KubernetesScenarioTest {
+    private static List<String> ids(List<KubernetesScenario> scenarios) {
+        return scenarios.stream().map(KubernetesScenario::id).toList();
+    }
+
+    @Test
+    void controlsRunLastWhateverTheOrderGiven() {
+        // A control leaves the deployment broken on purpose: a fault after it would be judged on it.
+        assertThat(ids(KubernetesScenario.parse("control:additive-sink,steady,jm-kill")))
+                .containsExactly("steady", "jm-kill", "control:additive-sink");
+    }
+
+    @Test
+    void theScenariosCiRunsKeepTheirIds() {
+        // .ci/run: make e2e E2E_SCENARIOS=…; the ids are also the report's scenario names.
+        String ci = "steady,jm-pod-delete,tm-pod-kill,operator-restart,db-outage,kafka-restart,"
+                + "last-state-upgrade,control:no-checkpoints";
+        assertThat(String.join(",", ids(KubernetesScenario.parse(ci)))).isEqualTo(ci);
+    }
+
+    @Test
+    void allIsSteadyEveryKubernetesFaultAndTheControlsLast() {
+        List<String> expected = new ArrayList<>(List.of("steady"));
+        Fault.on(Backend.Kind.KUBERNETES).forEach(f -> expected.add(f.id));
+        expected.addAll(List.of("control:additive-sink", "control:no-checkpoints"));
+        assertThat(ids(KubernetesScenario.parse("all"))).isEqualTo(expected);
+        assertThat(ids(KubernetesScenario.parse("faults"))).isEqualTo(expected.subList(0, expected.size() - 2));
+    }
+
+    @Test
+    void aMisspeltScenarioIsRefusedWithTheKnownOnes() {
+        assertThatThrownBy(() -> KubernetesScenario.parse("steady,jm-pod-delet"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'jm-pod-delet'")
+                .hasMessageContaining("jm-pod-delete")
+                .hasMessageContaining("control:no-checkpoints");
+    }
+
+    @Test
+    void onlyTheFaultScenariosAndTheControlsInject() {
+        assertThat(KubernetesScenario.STEADY.scenario().injects()).isFalse();
+        assertThat(KubernetesScenario.parse("db-outage,control:no-checkpoints"))
+                .allMatch(s -> s.scenario().injects());
+        assertThat(KubernetesScenario.parse("control:no-checkpoints").get(0).scenario())
+                .extracting(s -> s.name(), s -> s.control())
+                .containsExactly("kubernetes:control:no-checkpoints", true);
+    }
+}

@@ -1,0 +1,183 @@
+package io.lineflow.drill.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lineflow.drill.core.Backend;
+import io.lineflow.drill.core.Fault;
+import io.lineflow.drill.core.TableCheck;
+import io.lineflow.flinkrest.JobDetails;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Each fault of the local drill struck on a fake cluster that records what was done to it. */
+class LocalBackendTest {
+    private static final Path JOB_JAR = Path.of("job.jar");
+    private static final Path UPGRADE_JAR = Path.of("upgrade.jar");
+    private static final List<String> ARGS = List.of("--lineflow.kafka.topic", "device-events");
+
+    @TempDir
+    Path dir;
+
+    /** A cluster that keeps a line per action and hands out job ids job-1, job-2, … */
+    private final class RecordingCluster implements LocalBackend.Cluster {
+        final List<String> actions = new ArrayList<>();
+        private int jobs;
+
+        @Override
+        public Path dir() {
+            return dir;
+        }
+
+        @Override
+        public String killTaskManager() {
+            actions.add("kill -9 taskmanager");
+            return "taskmanager-1";
+        }
+
+        @Override
+        public void startTaskManager() {
+            actions.add("start taskmanager");
+        }
+
+        @Override
+        public String killLeadingJobManager() {
+            actions.add("kill -9 leading jobmanager");
+            return "jobmanager-1";
+        }
+
+        @Override
+        public void startJobManager() {
+            actions.add("start jobmanager");
+        }
+
+        @Override
+        public void replaceFlinkWithFreshCluster() {
+            actions.add("fresh cluster");
+        }
+
+        @Override
+        public String submit(Path jar, List<String> args, int parallelism, String restoreFrom) {
+            assertThat(args).isEqualTo(ARGS);
+            String id = "job-" + ++jobs;
+            actions.add("submit " + jar + " p" + parallelism + " from " + restoreFrom + " as " + id);
+            return id;
+        }
+
+        @Override
+        public String stopWithSavepoint(String jobId) {
+            actions.add("stop " + jobId + " with savepoint");
+            return "file:/savepoints/sp-1";
+        }
+
+        @Override
+        public Optional<JobDetails> job(String jobId) {
+            return Optional.empty();
+        }
+
+        @Override
+        public TableCheck.Database database() {
+            throw new UnsupportedOperationException("no table in this test");
+        }
+
+        @Override
+        public void stopPostgres() {
+            actions.add("stop postgres");
+        }
+
+        @Override
+        public void startPostgres() {
+            actions.add("start postgres");
+        }
+
+        @Override
+        public void restartKafka() {
+            actions.add("restart kafka");
+        }
+    }
+
+    private final RecordingCluster cluster = new RecordingCluster();
+    private final List<String> log = new ArrayList<>();
+
+    /** The job submitted (job-1), then {@code fault} struck; returns what the cluster saw after the submission. */
+    private List<String> strike(Fault fault) throws Exception {
+        LocalBackend backend = new LocalBackend(cluster, JOB_JAR, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+        assertThat(backend.submit()).isEqualTo("job-1");
+        assertThat(backend.strike(fault))
+                .as("no local strike waits for the recovery")
+                .isNull();
+        return cluster.actions.subList(1, cluster.actions.size());
+    }
+
+    @Test
+    void tmKillReplacesTheKilledTaskManager() throws Exception {
+        assertThat(strike(Fault.TM_KILL)).containsExactly("kill -9 taskmanager", "start taskmanager");
+        assertThat(log).containsExactly("  kill -9 taskmanager-1; starting a replacement");
+    }
+
+    @Test
+    void jmFailoverKillsTheLeaderAndStartsANewStandby() throws Exception {
+        assertThat(strike(Fault.JM_FAILOVER)).containsExactly("kill -9 leading jobmanager", "start jobmanager");
+    }
+
+    @Test
+    void fullRestartRestoresTheNewestCompletedCheckpointOnAFreshCluster() throws Exception {
+        Path job = dir.resolve("checkpoints").resolve("job-1");
+        Files.createDirectories(job.resolve("chk-2"));
+        Files.createFile(job.resolve("chk-2").resolve("_metadata"));
+        Files.createDirectories(job.resolve("chk-10"));
+        Files.createFile(job.resolve("chk-10").resolve("_metadata"));
+        Files.createDirectories(job.resolve("chk-11")); // still being written: no metadata yet
+
+        assertThat(strike(Fault.FULL_RESTART))
+                .containsExactly(
+                        "fresh cluster",
+                        "submit job.jar p2 from " + job.resolve("chk-10").toUri() + " as job-2");
+    }
+
+    @Test
+    void upgradeRestoresTheSavepointWithTheUpgradeJarAtParallelismFour() throws Exception {
+        assertThat(strike(Fault.UPGRADE))
+                .containsExactly(
+                        "stop job-1 with savepoint", "submit upgrade.jar p4 from file:/savepoints/sp-1 as job-2");
+    }
+
+    @Test
+    void dbOutageStopsPostgresThenStartsItAgain() throws Exception {
+        assertThat(strike(Fault.DB_OUTAGE)).containsExactly("stop postgres", "start postgres");
+    }
+
+    @Test
+    void kafkaRestartRestartsTheBroker() throws Exception {
+        assertThat(strike(Fault.KAFKA_RESTART)).containsExactly("restart kafka");
+    }
+
+    @Test
+    void everyLocalFaultIsStruckAndEveryOtherRefused() throws Exception {
+        for (Fault fault : Fault.values()) {
+            LocalBackend backend = new LocalBackend(
+                    new RecordingCluster(), JOB_JAR, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+            backend.submit();
+            if (fault.offeredOn(Backend.Kind.LOCAL)) {
+                if (fault == Fault.FULL_RESTART) {
+                    Path chk = dir.resolve("checkpoints").resolve("job-1").resolve("chk-1");
+                    Files.createDirectories(chk);
+                    Files.writeString(chk.resolve("_metadata"), "");
+                }
+                backend.strike(fault);
+            } else {
+                assertThatThrownBy(() -> backend.strike(fault))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining(fault.id);
+            }
+        }
+    }
+}
