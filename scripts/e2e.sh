@@ -18,7 +18,7 @@
 #
 # Usage: scripts/e2e.sh
 # E2E_SCENARIOS: the drill's scenarios, comma-separated (`make e2e-drill` runs `all`), e.g.
-#   "steady,jm-pod-delete"; the list is in docs/e2e.md and KubeFault.java.
+#   "steady,jm-pod-delete"; the list is in docs/e2e.md and drill/src/main/java/io/lineflow/drill/core/Fault.java.
 # E2E_ARGS: extra options of the verifier (KubernetesE2e verify), e.g. "--time-per-window 3s".
 set -euo pipefail
 
