@@ -22,6 +22,7 @@ import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
 import org.apache.flink.kubernetes.operator.api.spec.FlinkVersion;
 import org.apache.flink.kubernetes.operator.api.spec.JobManagerSpec;
 import org.apache.flink.kubernetes.operator.api.spec.JobSpec;
+import org.apache.flink.kubernetes.operator.api.spec.JobState;
 import org.apache.flink.kubernetes.operator.api.spec.TaskManagerSpec;
 import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
 import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
@@ -71,8 +72,8 @@ public final class TestUtils {
     public static SpecObservation spec(Map<String, String> conf) {
         return SpecObservation.builder("flink", "lineflow")
                 .flinkConfiguration(conf)
-                .upgradeMode("last-state")
-                .desiredState("running")
+                .upgradeMode(UpgradeMode.LAST_STATE)
+                .desiredState(JobState.RUNNING)
                 .build();
     }
 

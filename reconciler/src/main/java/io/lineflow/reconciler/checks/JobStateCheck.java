@@ -30,7 +30,7 @@ public final class JobStateCheck implements Check {
 
     @Override
     public HealthResult evaluate(Observation o, Configuration conf, Clock clock) {
-        if ("suspended".equals(o.spec().desiredState())) {
+        if (o.spec().suspended()) {
             return Finding.of(
                             FindingCode.JOB_NOT_RUNNING,
                             Severity.INFO,

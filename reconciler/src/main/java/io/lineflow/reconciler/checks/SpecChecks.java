@@ -21,6 +21,7 @@ import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.HighAvailabilityOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
 
 import java.net.URI;
 import java.time.Duration;
@@ -110,7 +111,7 @@ public final class SpecChecks {
                     .build()
                     .asResult();
         }
-        if ("last-state".equals(spec.upgradeMode())) {
+        if (spec.upgradeMode() == UpgradeMode.LAST_STATE) {
             return Finding.of(
                             CHECKPOINT_INTERVAL_DEFAULTED,
                             Severity.INFO,
@@ -126,7 +127,7 @@ public final class SpecChecks {
         if (lineflow) {
             return HealthResult.healthy(); // the job's own default interval
         }
-        String mode = spec.upgradeMode() == null ? "stateless (default)" : spec.upgradeMode();
+        String mode = upgradeModeText(spec);
         return disabled("execution.checkpointing.interval is unset and spec.job.upgradeMode is " + mode
                         + ", for which the operator sets no interval; Flink's default is no checkpoints, so "
                         + "checkpointing depends on the job's own code, which the reconciler cannot see")
@@ -234,10 +235,10 @@ public final class SpecChecks {
         if (!spec.hasJob()) {
             return HealthResult.healthy();
         }
-        String mode = spec.upgradeMode() == null ? "stateless (default)" : spec.upgradeMode();
-        if (!mode.startsWith("stateless")) {
+        if (spec.upgradeMode() != null && spec.upgradeMode() != UpgradeMode.STATELESS) {
             return HealthResult.healthy();
         }
+        String mode = upgradeModeText(spec);
         return Finding.of(
                         UPGRADE_MODE_STATELESS,
                         Severity.CRITICAL,
@@ -293,7 +294,7 @@ public final class SpecChecks {
         if (c.get(CheckpointingOptions.SAVEPOINT_DIRECTORY).isPresent()) {
             return HealthResult.healthy();
         }
-        boolean needed = "savepoint".equals(spec.upgradeMode());
+        boolean needed = spec.upgradeMode() == UpgradeMode.SAVEPOINT;
         return Finding.of(
                         SAVEPOINT_DIR_MISSING,
                         needed ? Severity.CRITICAL : Severity.WARNING,
@@ -304,7 +305,7 @@ public final class SpecChecks {
                                         : "manual and upgrade savepoints cannot be taken. ")
                                 + "Set it to durable storage next to the checkpoint directory.")
                 .with("key", CheckpointingOptions.SAVEPOINT_DIRECTORY.key())
-                .with("upgradeMode", spec.upgradeMode())
+                .with("upgradeMode", spec.upgradeMode() == null ? null : SpecObservation.written(spec.upgradeMode()))
                 .build()
                 .asResult();
     }
@@ -325,6 +326,11 @@ public final class SpecChecks {
                 .with("value", type.get())
                 .build()
                 .asResult();
+    }
+
+    /** {@code spec.job.upgradeMode} for messages: unset is the operator's default, stateless. */
+    private static String upgradeModeText(SpecObservation spec) {
+        return spec.upgradeMode() == null ? "stateless (default)" : SpecObservation.written(spec.upgradeMode());
     }
 
     private static Finding.Builder notDurable(String message) {

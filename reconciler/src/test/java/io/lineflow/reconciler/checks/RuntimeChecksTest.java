@@ -29,6 +29,8 @@ import io.lineflow.reconciler.model.Severity;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
+import org.apache.flink.kubernetes.operator.api.spec.JobState;
+import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
 import org.apache.flink.kubernetes.operator.api.status.JobManagerDeploymentStatus;
 import org.junit.jupiter.api.Test;
 
@@ -95,8 +97,8 @@ class RuntimeChecksTest {
                 .isEmpty();
         var suspended = io.lineflow.reconciler.model.SpecObservation.builder("flink", "lineflow")
                 .flinkConfiguration(TestUtils.goodConf())
-                .upgradeMode("last-state")
-                .desiredState("suspended")
+                .upgradeMode(UpgradeMode.LAST_STATE)
+                .desiredState(JobState.SUSPENDED)
                 .build();
         Observation o = new Observation(
                 NOW,
