@@ -86,20 +86,19 @@ public final class TestUtils {
     }
 
     public static Checkpoints checkpoints(Instant latestCompletedAt, long completed, long failed) {
-        return new Checkpoints(
-                true,
-                Duration.ofSeconds(60),
-                Duration.ofMinutes(2),
-                3,
-                true,
-                completed,
-                failed,
-                0,
-                latestCompletedAt == null ? null : completed,
-                latestCompletedAt,
-                latestCompletedAt == null ? null : "s3://lineflow/checkpoints/abc/chk-" + completed,
-                null,
-                null);
+        return lineflowCheckpoints()
+                .completed(completed)
+                .failed(failed)
+                .latestCompleted(
+                        latestCompletedAt == null ? null : completed,
+                        latestCompletedAt,
+                        latestCompletedAt == null ? null : "s3://lineflow/checkpoints/abc/chk-" + completed)
+                .build();
+    }
+
+    /** Checkpointing configured as in {@link #goodConf()}: 60 s interval, 2 min timeout, 3 tolerable failures. */
+    public static Checkpoints.Builder lineflowCheckpoints() {
+        return Checkpoints.builder().config(Duration.ofSeconds(60), Duration.ofMinutes(2), 3, true);
     }
 
     public static Job job(JobStatus state, long restarts, Checkpoints cp, Source source) {

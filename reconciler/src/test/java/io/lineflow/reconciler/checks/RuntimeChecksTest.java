@@ -8,6 +8,7 @@ import static io.lineflow.reconciler.TestUtils.healthyFlink;
 import static io.lineflow.reconciler.TestUtils.healthyKafka;
 import static io.lineflow.reconciler.TestUtils.job;
 import static io.lineflow.reconciler.TestUtils.kafka;
+import static io.lineflow.reconciler.TestUtils.lineflowCheckpoints;
 import static io.lineflow.reconciler.TestUtils.observation;
 import static io.lineflow.reconciler.TestUtils.options;
 import static io.lineflow.reconciler.TestUtils.sample;
@@ -35,6 +36,7 @@ import org.apache.flink.kubernetes.operator.api.status.JobManagerDeploymentStatu
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -176,22 +178,19 @@ class RuntimeChecksTest {
                 .contains("since the job started");
     }
 
+    /** lineflow's checkpoints with {@code completed} done, the latest at {@code latestAt}, and one expired 20 s ago. */
+    private static Checkpoints expiredTwentySecondsAgo(long completed, long failed, Instant latestAt) {
+        return lineflowCheckpoints()
+                .completed(completed)
+                .failed(failed)
+                .latestCompleted(completed, latestAt, "s3://x/chk-" + completed)
+                .latestFailed(NOW.minusSeconds(20), "Checkpoint expired before completing.")
+                .build();
+    }
+
     @Test
     void reportsCheckpointFailuresCountedFromHistory() {
-        Checkpoints cp = new Checkpoints(
-                true,
-                Duration.ofSeconds(60),
-                Duration.ofMinutes(2),
-                3,
-                true,
-                100,
-                4,
-                0,
-                100L,
-                NOW.minusSeconds(50),
-                "s3://x/chk-100",
-                NOW.minusSeconds(20),
-                "Checkpoint expired before completing.");
+        Checkpoints cp = expiredTwentySecondsAgo(100, 4, NOW.minusSeconds(50));
         Observation o = observation(
                 flink(job(JobStatus.RUNNING, 0, cp, null)),
                 null,
@@ -223,20 +222,7 @@ class RuntimeChecksTest {
                 .isEmpty();
 
         // The same counts with a checkpoint that did fail since the restore are reported.
-        Checkpoints failed = new Checkpoints(
-                true,
-                Duration.ofSeconds(60),
-                Duration.ofMinutes(2),
-                3,
-                true,
-                24,
-                4,
-                0,
-                24L,
-                NOW.minusSeconds(5),
-                "s3://x/chk-24",
-                NOW.minusSeconds(20),
-                "Checkpoint expired before completing.");
+        Checkpoints failed = expiredTwentySecondsAgo(24, 4, NOW.minusSeconds(5));
         Observation failing = observation(
                 flink(job(JobStatus.RUNNING, 1, failed, null)),
                 null,
@@ -252,20 +238,13 @@ class RuntimeChecksTest {
         // Seen under the operator during a 15 s database outage: the sink could not flush, the
         // checkpoint failed, the job restarted and has checkpointed fine since. The restart was
         // reported; counting the failures as well kept the job DEGRADED for ten minutes.
-        Checkpoints beforeRestore = new Checkpoints(
-                true,
-                Duration.ofSeconds(10),
-                Duration.ofMinutes(2),
-                0,
-                true,
-                40,
-                2,
-                0,
-                40L,
-                NOW.minusSeconds(5),
-                "s3://x/chk-40",
-                NOW.minusSeconds(95),
-                "Checkpoint Coordinator is suspending.");
+        Checkpoints beforeRestore = Checkpoints.builder()
+                .config(Duration.ofSeconds(10), Duration.ofMinutes(2), 0, true)
+                .completed(40)
+                .failed(2)
+                .latestCompleted(40L, NOW.minusSeconds(5), "s3://x/chk-40")
+                .latestFailed(NOW.minusSeconds(95), "Checkpoint Coordinator is suspending.")
+                .build();
         List<Sample> history = List.of(
                 sample(Duration.ofMinutes(3), 0L, 0L, null, null),
                 sample(Duration.ofSeconds(100), 0L, 1L, null, null),
@@ -295,20 +274,11 @@ class RuntimeChecksTest {
 
     @Test
     void reportsLatestCheckpointWithoutExternalPath() {
-        Checkpoints cp = new Checkpoints(
-                true,
-                Duration.ofSeconds(60),
-                Duration.ofMinutes(2),
-                0,
-                false,
-                5,
-                0,
-                0,
-                5L,
-                NOW,
-                CheckpointCheck.NOT_ADDRESSABLE,
-                null,
-                null);
+        Checkpoints cp = Checkpoints.builder()
+                .config(Duration.ofSeconds(60), Duration.ofMinutes(2), 0, false)
+                .completed(5)
+                .latestCompleted(5L, NOW, CheckpointCheck.NOT_ADDRESSABLE)
+                .build();
         assertThat(CheckpointCheck.checkpointNotExternal(
                                 observation(flink(job(JobStatus.RUNNING, 0, cp, null)), null, List.of()))
                         .has(FindingCode.CHECKPOINT_NOT_EXTERNAL))
