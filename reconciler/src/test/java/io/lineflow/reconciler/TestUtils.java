@@ -125,17 +125,13 @@ public final class TestUtils {
     }
 
     public static KafkaObservation kafka(long endOffsetSum, Long lag, Duration retention) {
-        return new KafkaObservation(
-                "kafka:9092",
-                "device-events",
-                "lineflow",
-                NOW,
-                null,
-                4,
-                endOffsetSum,
-                lag == null ? null : endOffsetSum - lag,
-                lag,
-                retention);
+        return KafkaObservation.builder("kafka:9092", "device-events", "lineflow", NOW)
+                .partitions(4)
+                .endOffsetSum(endOffsetSum)
+                .committedOffsetSum(lag == null ? null : endOffsetSum - lag)
+                .lag(lag)
+                .retention(retention)
+                .build();
     }
 
     public static KafkaObservation healthyKafka() {
