@@ -12,7 +12,7 @@ import java.util.List;
 public final class HealthEvaluator {
 
     /** The spec checks, on the FlinkDeployment alone (also run offline by `lint`). */
-    private static final Check SPEC = (o, conf, clock) -> SpecChecks.evaluate(o.spec());
+    private static final Check SPEC = new SpecChecks();
 
     /** The runtime checks, one per concern, on the operator status, Flink REST and Kafka. */
     private static final List<Check> RUNTIME = List.of(

@@ -11,6 +11,7 @@ import static io.lineflow.reconciler.model.FindingCode.UPGRADE_MODE_STATELESS;
 
 import io.lineflow.reconciler.model.Finding;
 import io.lineflow.reconciler.model.HealthResult;
+import io.lineflow.reconciler.model.Observation;
 import io.lineflow.reconciler.model.Severity;
 import io.lineflow.reconciler.model.SpecObservation;
 import io.lineflow.reconciler.model.SpecObservation.Mount;
@@ -18,19 +19,21 @@ import io.lineflow.reconciler.model.SpecObservation.Mount;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.HighAvailabilityOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
 
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
 /** The spec checks: pure functions of a FlinkDeployment's spec, one per finding code. */
-public final class SpecChecks {
+public final class SpecChecks implements Check {
 
     private static final Set<String> HEAP_STORAGE = Set.of("jobmanager");
     private static final Set<String> NO_RESTART = Set.of("none", "off", "disable");
@@ -38,9 +41,13 @@ public final class SpecChecks {
             "s3", "s3a", "s3p", "s3n", "gs", "hdfs", "viewfs", "abfs", "abfss", "wasb", "wasbs", "oss", "cosn", "obs",
             "dbfs");
 
-    private SpecChecks() {}
+    /** The spec alone decides: the runtime figures, the options and the clock do not count. */
+    @Override
+    public HealthResult evaluate(Observation o, Configuration conf, Clock clock) {
+        return evaluate(o.spec());
+    }
 
-    /** All spec checks joined. */
+    /** All spec checks joined; what `lint` runs on a manifest. */
     public static HealthResult evaluate(SpecObservation spec) {
         return checkpointingDisabled(spec)
                 .join(checkpointStorageNotDurable(spec))
