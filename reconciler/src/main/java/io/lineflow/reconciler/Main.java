@@ -121,11 +121,16 @@ public final class Main {
     static Map<String, String> fromEnv(Map<String, String> env) {
         Map<String, String> out = new LinkedHashMap<>();
         for (ConfigOption<?> o : ReconcilerOptions.all()) {
-            String var = o.key().toUpperCase(java.util.Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
+            String var = envVar(o);
             if (env.containsKey(var)) {
                 out.put(o.key(), env.get(var));
             }
         }
         return out;
+    }
+
+    /** The environment variable that sets an option: its key upper-cased, other characters as '_'. */
+    static String envVar(ConfigOption<?> option) {
+        return option.key().toUpperCase(java.util.Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
     }
 }

@@ -22,6 +22,7 @@ import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
 import org.apache.flink.kubernetes.operator.api.spec.FlinkVersion;
 import org.apache.flink.kubernetes.operator.api.spec.JobManagerSpec;
 import org.apache.flink.kubernetes.operator.api.spec.JobSpec;
+import org.apache.flink.kubernetes.operator.api.spec.JobState;
 import org.apache.flink.kubernetes.operator.api.spec.TaskManagerSpec;
 import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
 import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
@@ -71,8 +72,8 @@ public final class TestUtils {
     public static SpecObservation spec(Map<String, String> conf) {
         return SpecObservation.builder("flink", "lineflow")
                 .flinkConfiguration(conf)
-                .upgradeMode("last-state")
-                .desiredState("running")
+                .upgradeMode(UpgradeMode.LAST_STATE)
+                .desiredState(JobState.RUNNING)
                 .build();
     }
 
@@ -85,20 +86,19 @@ public final class TestUtils {
     }
 
     public static Checkpoints checkpoints(Instant latestCompletedAt, long completed, long failed) {
-        return new Checkpoints(
-                true,
-                Duration.ofSeconds(60),
-                Duration.ofMinutes(2),
-                3,
-                true,
-                completed,
-                failed,
-                0,
-                latestCompletedAt == null ? null : completed,
-                latestCompletedAt,
-                latestCompletedAt == null ? null : "s3://lineflow/checkpoints/abc/chk-" + completed,
-                null,
-                null);
+        return lineflowCheckpoints()
+                .completed(completed)
+                .failed(failed)
+                .latestCompleted(
+                        latestCompletedAt == null ? null : completed,
+                        latestCompletedAt,
+                        latestCompletedAt == null ? null : "s3://lineflow/checkpoints/abc/chk-" + completed)
+                .build();
+    }
+
+    /** Checkpointing configured as in {@link #goodConf()}: 60 s interval, 2 min timeout, 3 tolerable failures. */
+    public static Checkpoints.Builder lineflowCheckpoints() {
+        return Checkpoints.builder().config(Duration.ofSeconds(60), Duration.ofMinutes(2), 3, true);
     }
 
     public static Job job(JobStatus state, long restarts, Checkpoints cp, Source source) {
@@ -125,17 +125,13 @@ public final class TestUtils {
     }
 
     public static KafkaObservation kafka(long endOffsetSum, Long lag, Duration retention) {
-        return new KafkaObservation(
-                "kafka:9092",
-                "device-events",
-                "lineflow",
-                NOW,
-                null,
-                4,
-                endOffsetSum,
-                lag == null ? null : endOffsetSum - lag,
-                lag,
-                retention);
+        return KafkaObservation.builder("kafka:9092", "device-events", "lineflow", NOW)
+                .partitions(4)
+                .endOffsetSum(endOffsetSum)
+                .committedOffsetSum(lag == null ? null : endOffsetSum - lag)
+                .lag(lag)
+                .retention(retention)
+                .build();
     }
 
     public static KafkaObservation healthyKafka() {

@@ -1,6 +1,6 @@
 package io.lineflow.reconciler.act;
 
-import io.lineflow.reconciler.checks.RuntimeChecks;
+import io.lineflow.reconciler.checks.DuplicateConsumptionCheck;
 import io.lineflow.reconciler.model.Finding;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.HealthResult;
@@ -77,7 +77,7 @@ public final class Metrics {
                 }
             }
         }
-        RuntimeChecks.rates(o, conf).ifPresent(rates -> {
+        DuplicateConsumptionCheck.rates(o, conf).ifPresent(rates -> {
             gauge(sb, "lineflow_reconciler_duplicate_ratio", labels, rates.ratio());
             gauge(sb, "lineflow_reconciler_source_records_per_second", labels, rates.sourceRate());
             gauge(sb, "lineflow_reconciler_topic_produce_rate", labels, rates.produceRate());

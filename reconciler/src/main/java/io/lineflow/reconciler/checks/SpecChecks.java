@@ -11,6 +11,7 @@ import static io.lineflow.reconciler.model.FindingCode.UPGRADE_MODE_STATELESS;
 
 import io.lineflow.reconciler.model.Finding;
 import io.lineflow.reconciler.model.HealthResult;
+import io.lineflow.reconciler.model.Observation;
 import io.lineflow.reconciler.model.Severity;
 import io.lineflow.reconciler.model.SpecObservation;
 import io.lineflow.reconciler.model.SpecObservation.Mount;
@@ -18,18 +19,21 @@ import io.lineflow.reconciler.model.SpecObservation.Mount;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.HighAvailabilityOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
 
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
 /** The spec checks: pure functions of a FlinkDeployment's spec, one per finding code. */
-public final class SpecChecks {
+public final class SpecChecks implements Check {
 
     private static final Set<String> HEAP_STORAGE = Set.of("jobmanager");
     private static final Set<String> NO_RESTART = Set.of("none", "off", "disable");
@@ -37,9 +41,13 @@ public final class SpecChecks {
             "s3", "s3a", "s3p", "s3n", "gs", "hdfs", "viewfs", "abfs", "abfss", "wasb", "wasbs", "oss", "cosn", "obs",
             "dbfs");
 
-    private SpecChecks() {}
+    /** The spec alone decides: the runtime figures, the options and the clock do not count. */
+    @Override
+    public HealthResult evaluate(Observation o, Configuration conf, Clock clock) {
+        return evaluate(o.spec());
+    }
 
-    /** All spec checks joined. */
+    /** All spec checks joined; what `lint` runs on a manifest. */
     public static HealthResult evaluate(SpecObservation spec) {
         return checkpointingDisabled(spec)
                 .join(checkpointStorageNotDurable(spec))
@@ -110,7 +118,7 @@ public final class SpecChecks {
                     .build()
                     .asResult();
         }
-        if ("last-state".equals(spec.upgradeMode())) {
+        if (spec.upgradeMode() == UpgradeMode.LAST_STATE) {
             return Finding.of(
                             CHECKPOINT_INTERVAL_DEFAULTED,
                             Severity.INFO,
@@ -126,7 +134,7 @@ public final class SpecChecks {
         if (lineflow) {
             return HealthResult.healthy(); // the job's own default interval
         }
-        String mode = spec.upgradeMode() == null ? "stateless (default)" : spec.upgradeMode();
+        String mode = upgradeModeText(spec);
         return disabled("execution.checkpointing.interval is unset and spec.job.upgradeMode is " + mode
                         + ", for which the operator sets no interval; Flink's default is no checkpoints, so "
                         + "checkpointing depends on the job's own code, which the reconciler cannot see")
@@ -234,10 +242,10 @@ public final class SpecChecks {
         if (!spec.hasJob()) {
             return HealthResult.healthy();
         }
-        String mode = spec.upgradeMode() == null ? "stateless (default)" : spec.upgradeMode();
-        if (!mode.startsWith("stateless")) {
+        if (spec.upgradeMode() != null && spec.upgradeMode() != UpgradeMode.STATELESS) {
             return HealthResult.healthy();
         }
+        String mode = upgradeModeText(spec);
         return Finding.of(
                         UPGRADE_MODE_STATELESS,
                         Severity.CRITICAL,
@@ -293,7 +301,7 @@ public final class SpecChecks {
         if (c.get(CheckpointingOptions.SAVEPOINT_DIRECTORY).isPresent()) {
             return HealthResult.healthy();
         }
-        boolean needed = "savepoint".equals(spec.upgradeMode());
+        boolean needed = spec.upgradeMode() == UpgradeMode.SAVEPOINT;
         return Finding.of(
                         SAVEPOINT_DIR_MISSING,
                         needed ? Severity.CRITICAL : Severity.WARNING,
@@ -304,7 +312,7 @@ public final class SpecChecks {
                                         : "manual and upgrade savepoints cannot be taken. ")
                                 + "Set it to durable storage next to the checkpoint directory.")
                 .with("key", CheckpointingOptions.SAVEPOINT_DIRECTORY.key())
-                .with("upgradeMode", spec.upgradeMode())
+                .with("upgradeMode", spec.upgradeMode() == null ? null : SpecObservation.written(spec.upgradeMode()))
                 .build()
                 .asResult();
     }
@@ -325,6 +333,11 @@ public final class SpecChecks {
                 .with("value", type.get())
                 .build()
                 .asResult();
+    }
+
+    /** {@code spec.job.upgradeMode} for messages: unset is the operator's default, stateless. */
+    private static String upgradeModeText(SpecObservation spec) {
+        return spec.upgradeMode() == null ? "stateless (default)" : SpecObservation.written(spec.upgradeMode());
     }
 
     private static Finding.Builder notDurable(String message) {

@@ -91,8 +91,92 @@ public record FlinkObservation(String restUrl, String error, Job job) {
             Instant latestFailedAt,
             String latestFailureMessage) {
 
+        /** What Flink reports for a job without periodic checkpoints: nothing but that. */
         public static Checkpoints disabled() {
-            return new Checkpoints(false, null, null, null, null, 0, 0, 0, null, null, null, null, null);
+            return new Builder(false).build();
+        }
+
+        /** Checkpointing on; every other figure unknown (or zero, for the counts) until set. */
+        public static Builder builder() {
+            return new Builder(true);
+        }
+
+        /** Builds {@link Checkpoints} by name rather than by position. */
+        public static final class Builder {
+            private final boolean enabled;
+            private Duration interval;
+            private Duration timeout;
+            private Integer tolerableFailures;
+            private Boolean externalized;
+            private long completed;
+            private long failed;
+            private long inProgress;
+            private Long latestCompletedId;
+            private Instant latestCompletedAt;
+            private String latestCompletedExternalPath;
+            private Instant latestFailedAt;
+            private String latestFailureMessage;
+
+            private Builder(boolean enabled) {
+                this.enabled = enabled;
+            }
+
+            /** The configuration from {@code /checkpoints/config}. */
+            public Builder config(
+                    Duration interval, Duration timeout, Integer tolerableFailures, Boolean externalized) {
+                this.interval = interval;
+                this.timeout = timeout;
+                this.tolerableFailures = tolerableFailures;
+                this.externalized = externalized;
+                return this;
+            }
+
+            public Builder completed(long completed) {
+                this.completed = completed;
+                return this;
+            }
+
+            public Builder failed(long failed) {
+                this.failed = failed;
+                return this;
+            }
+
+            public Builder inProgress(long inProgress) {
+                this.inProgress = inProgress;
+                return this;
+            }
+
+            /** The latest completed checkpoint: its id, acknowledgement time and external path. */
+            public Builder latestCompleted(Long id, Instant at, String externalPath) {
+                this.latestCompletedId = id;
+                this.latestCompletedAt = at;
+                this.latestCompletedExternalPath = externalPath;
+                return this;
+            }
+
+            /** The latest failed checkpoint: when it failed and why. */
+            public Builder latestFailed(Instant at, String message) {
+                this.latestFailedAt = at;
+                this.latestFailureMessage = message;
+                return this;
+            }
+
+            public Checkpoints build() {
+                return new Checkpoints(
+                        enabled,
+                        interval,
+                        timeout,
+                        tolerableFailures,
+                        externalized,
+                        completed,
+                        failed,
+                        inProgress,
+                        latestCompletedId,
+                        latestCompletedAt,
+                        latestCompletedExternalPath,
+                        latestFailedAt,
+                        latestFailureMessage);
+            }
         }
     }
 

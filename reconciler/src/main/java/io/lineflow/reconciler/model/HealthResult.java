@@ -47,6 +47,12 @@ public record HealthResult(List<Finding> findings) {
         return new HealthResult(all);
     }
 
+    /** This result without the findings of the given codes. */
+    public HealthResult without(Set<FindingCode> codes) {
+        return new HealthResult(
+                findings.stream().filter(f -> !codes.contains(f.code())).toList());
+    }
+
     /** The worst severity, empty when there is no finding. */
     public Optional<Severity> worst() {
         return findings.stream().map(Finding::severity).reduce(Severity::max);

@@ -25,8 +25,75 @@ public record KafkaObservation(
         Long lag,
         Duration retention) {
 
+    /** What was asked, and why it could not be answered. */
     public static KafkaObservation failed(String bootstrap, String topic, String groupId, Instant at, String error) {
-        return new KafkaObservation(bootstrap, topic, groupId, at, error, null, null, null, null, null);
+        return new Builder(bootstrap, topic, groupId, at, error).build();
+    }
+
+    /** A successful observation of {@code topic}; the figures not set stay unknown. */
+    public static Builder builder(String bootstrap, String topic, String groupId, Instant at) {
+        return new Builder(bootstrap, topic, groupId, at, null);
+    }
+
+    /** Builds a {@link KafkaObservation} with its figures by name rather than by position. */
+    public static final class Builder {
+        private final String bootstrap;
+        private final String topic;
+        private final String groupId;
+        private final Instant observedAt;
+        private final String error;
+        private Integer partitions;
+        private Long endOffsetSum;
+        private Long committedOffsetSum;
+        private Long lag;
+        private Duration retention;
+
+        private Builder(String bootstrap, String topic, String groupId, Instant observedAt, String error) {
+            this.bootstrap = bootstrap;
+            this.topic = topic;
+            this.groupId = groupId;
+            this.observedAt = observedAt;
+            this.error = error;
+        }
+
+        public Builder partitions(Integer partitions) {
+            this.partitions = partitions;
+            return this;
+        }
+
+        public Builder endOffsetSum(Long endOffsetSum) {
+            this.endOffsetSum = endOffsetSum;
+            return this;
+        }
+
+        public Builder committedOffsetSum(Long committedOffsetSum) {
+            this.committedOffsetSum = committedOffsetSum;
+            return this;
+        }
+
+        public Builder lag(Long lag) {
+            this.lag = lag;
+            return this;
+        }
+
+        public Builder retention(Duration retention) {
+            this.retention = retention;
+            return this;
+        }
+
+        public KafkaObservation build() {
+            return new KafkaObservation(
+                    bootstrap,
+                    topic,
+                    groupId,
+                    observedAt,
+                    error,
+                    partitions,
+                    endOffsetSum,
+                    committedOffsetSum,
+                    lag,
+                    retention);
+        }
     }
 
     public boolean ok() {

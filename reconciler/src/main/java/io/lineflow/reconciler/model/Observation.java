@@ -23,6 +23,11 @@ public record Observation(
         history = List.copyOf(history == null ? List.of() : history);
     }
 
+    /** The job Flink reported; {@code null} when Flink was not asked, could not be read or runs no job. */
+    public FlinkObservation.Job job() {
+        return flink != null && flink.ok() ? flink.job() : null;
+    }
+
     public Observation withHistory(List<Sample> earlier) {
         return new Observation(observedAt, spec, status, flink, kafka, earlier);
     }

@@ -1,7 +1,11 @@
 package io.lineflow.reconciler.model;
 
+import org.apache.flink.kubernetes.operator.api.spec.JobState;
+import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
+
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -9,8 +13,8 @@ import java.util.Map;
  *
  * @param flinkConfiguration {@code spec.flinkConfiguration}, as written
  * @param hasJob whether {@code spec.job} is set (application deployment); session clusters have none
- * @param upgradeMode {@code spec.job.upgradeMode} lower-cased, {@code null} if unset
- * @param desiredState {@code spec.job.state} lower-cased, {@code null} if unset
+ * @param upgradeMode {@code spec.job.upgradeMode}, {@code null} if unset (the operator then upgrades stateless)
+ * @param desiredState {@code spec.job.state}, {@code null} if unset
  * @param jobManagerReplicas {@code spec.jobManager.replicas} (1 when unset)
  * @param jobManagerMounts volume mounts of the JobManager's main container
  * @param taskManagerMounts volume mounts of the TaskManagers' main container
@@ -23,8 +27,8 @@ public record SpecObservation(
         Map<String, String> annotations,
         Map<String, String> flinkConfiguration,
         boolean hasJob,
-        String upgradeMode,
-        String desiredState,
+        UpgradeMode upgradeMode,
+        JobState desiredState,
         int jobManagerReplicas,
         List<Mount> jobManagerMounts,
         List<Mount> taskManagerMounts,
@@ -59,6 +63,16 @@ public record SpecObservation(
         return settings;
     }
 
+    /** Whether {@code spec.job.state} asks for the job to be suspended: then no job runs, on purpose. */
+    public boolean suspended() {
+        return desiredState == JobState.SUSPENDED;
+    }
+
+    /** A value of the operator's spec as a FlinkDeployment writes it: {@code LAST_STATE} as {@code last-state}. */
+    public static String written(Enum<?> value) {
+        return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
     /** {@code namespace/name}. */
     public String key() {
         return namespace + "/" + name;
@@ -71,8 +85,8 @@ public record SpecObservation(
         private Map<String, String> annotations = Map.of();
         private Map<String, String> flinkConfiguration = Map.of();
         private boolean hasJob = true;
-        private String upgradeMode;
-        private String desiredState;
+        private UpgradeMode upgradeMode;
+        private JobState desiredState;
         private int jobManagerReplicas = 1;
         private List<Mount> jobManagerMounts = List.of();
         private List<Mount> taskManagerMounts = List.of();
@@ -100,12 +114,12 @@ public record SpecObservation(
             return this;
         }
 
-        public Builder upgradeMode(String upgradeMode) {
+        public Builder upgradeMode(UpgradeMode upgradeMode) {
             this.upgradeMode = upgradeMode;
             return this;
         }
 
-        public Builder desiredState(String desiredState) {
+        public Builder desiredState(JobState desiredState) {
             this.desiredState = desiredState;
             return this;
         }

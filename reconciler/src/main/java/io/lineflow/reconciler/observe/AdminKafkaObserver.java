@@ -87,17 +87,13 @@ public final class AdminKafkaObserver implements KafkaObserver {
                     lag = l;
                 }
             }
-            return new KafkaObservation(
-                    bootstrap,
-                    topic,
-                    groupId,
-                    clock.instant(),
-                    null,
-                    d.partitions().size(),
-                    endSum,
-                    committedSum,
-                    lag,
-                    retention);
+            return KafkaObservation.builder(bootstrap, topic, groupId, clock.instant())
+                    .partitions(d.partitions().size())
+                    .endOffsetSum(endSum)
+                    .committedOffsetSum(committedSum)
+                    .lag(lag)
+                    .retention(retention)
+                    .build();
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             return KafkaObservation.failed(

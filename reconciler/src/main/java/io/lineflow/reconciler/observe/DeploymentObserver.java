@@ -35,7 +35,7 @@ public final class DeploymentObserver {
     public Observation observe(FlinkDeployment fd) {
         SpecObservation spec = SpecReader.spec(fd);
         FlinkObservation flink = null;
-        if (!"suspended".equals(spec.desiredState())) {
+        if (!spec.suspended()) {
             flink = rest.observe(restUrl(spec), topic(spec));
         }
         KafkaObservation k = null;

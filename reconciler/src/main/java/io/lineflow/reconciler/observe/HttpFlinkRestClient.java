@@ -95,24 +95,29 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
         CheckpointStats stats = rest.checkpoints(restUrl, jobId);
         CheckpointStats.Checkpoint completed = stats.latest().completed();
         CheckpointStats.Checkpoint failed = stats.latest().failed();
-        return new Checkpoints(
-                true,
-                Duration.ofMillis(cfg.interval()),
-                cfg.timeout() == null ? null : Duration.ofMillis(cfg.timeout()),
-                cfg.tolerableFailedCheckpoints(),
-                cfg.externalization() == null ? null : cfg.externalization().enabled(),
-                stats.counts().completed(),
-                stats.counts().failed(),
-                stats.counts().inProgress(),
-                completed == null ? null : completed.id(),
-                completed == null || completed.completedAt() <= 0
-                        ? null
-                        : Instant.ofEpochMilli(completed.completedAt()),
-                completed == null ? null : completed.externalPath(),
-                failed == null || failed.failureTimestamp() <= 0
-                        ? null
-                        : Instant.ofEpochMilli(failed.failureTimestamp()),
-                failed == null ? null : failed.failureMessage());
+        return Checkpoints.builder()
+                .config(
+                        Duration.ofMillis(cfg.interval()),
+                        cfg.timeout() == null ? null : Duration.ofMillis(cfg.timeout()),
+                        cfg.tolerableFailedCheckpoints(),
+                        cfg.externalization() == null
+                                ? null
+                                : cfg.externalization().enabled())
+                .completed(stats.counts().completed())
+                .failed(stats.counts().failed())
+                .inProgress(stats.counts().inProgress())
+                .latestCompleted(
+                        completed == null ? null : completed.id(),
+                        completed == null || completed.completedAt() <= 0
+                                ? null
+                                : Instant.ofEpochMilli(completed.completedAt()),
+                        completed == null ? null : completed.externalPath())
+                .latestFailed(
+                        failed == null || failed.failureTimestamp() <= 0
+                                ? null
+                                : Instant.ofEpochMilli(failed.failureTimestamp()),
+                        failed == null ? null : failed.failureMessage())
+                .build();
     }
 
     /**

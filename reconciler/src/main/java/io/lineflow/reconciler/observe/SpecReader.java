@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -39,12 +38,6 @@ public final class SpecReader {
     public static SpecObservation spec(FlinkDeployment fd) {
         FlinkDeploymentSpec s = fd.getSpec() == null ? new FlinkDeploymentSpec() : fd.getSpec();
         boolean hasJob = s.getJob() != null;
-        String upgrade = hasJob && s.getJob().getUpgradeMode() != null
-                ? lower(s.getJob().getUpgradeMode().name())
-                : null;
-        String state = hasJob && s.getJob().getState() != null
-                ? lower(s.getJob().getState().name())
-                : null;
         int replicas = s.getJobManager() == null || s.getJobManager().getReplicas() <= 0
                 ? 1
                 : s.getJobManager().getReplicas();
@@ -57,8 +50,8 @@ public final class SpecReader {
                         fd.getMetadata().getNamespace(), fd.getMetadata().getName())
                 .annotations(fd.getMetadata().getAnnotations())
                 .flinkConfiguration(s.getFlinkConfiguration())
-                .upgradeMode(upgrade == null ? null : upgrade.replace('_', '-'))
-                .desiredState(state)
+                .upgradeMode(hasJob ? s.getJob().getUpgradeMode() : null)
+                .desiredState(hasJob ? s.getJob().getState() : null)
                 .jobManagerReplicas(replicas)
                 .mounts(mounts(common, jm), mounts(common, tm));
         if (hasJob) {
@@ -155,9 +148,5 @@ public final class SpecReader {
             case "persistentVolumeClaim", "nfs", "csi", "cephfs", "azureFile", "glusterfs" -> true;
             default -> false;
         };
-    }
-
-    private static String lower(String s) {
-        return s.toLowerCase(Locale.ROOT);
     }
 }

@@ -8,6 +8,7 @@ import static io.lineflow.reconciler.TestUtils.healthyFlink;
 import static io.lineflow.reconciler.TestUtils.healthyKafka;
 import static io.lineflow.reconciler.TestUtils.job;
 import static io.lineflow.reconciler.TestUtils.kafka;
+import static io.lineflow.reconciler.TestUtils.lineflowCheckpoints;
 import static io.lineflow.reconciler.TestUtils.observation;
 import static io.lineflow.reconciler.TestUtils.options;
 import static io.lineflow.reconciler.TestUtils.sample;
@@ -29,16 +30,24 @@ import io.lineflow.reconciler.model.Severity;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
+import org.apache.flink.kubernetes.operator.api.spec.JobState;
+import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
 import org.apache.flink.kubernetes.operator.api.status.JobManagerDeploymentStatus;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Each runtime check with a fixed clock, healthy and unhealthy. */
+/** Each runtime check with a fixed clock, healthy and unhealthy, and the evaluator that joins them. */
 class RuntimeChecksTest {
+
+    private static final Check JOB_STATE = new JobStateCheck();
+    private static final Check RESTARTS = new RestartCheck();
+    private static final Check DUPLICATES = new DuplicateConsumptionCheck();
+    private static final Check OBSERVERS = new ObservationCheck();
 
     private final Configuration conf = options();
 
@@ -56,7 +65,7 @@ class RuntimeChecksTest {
     @Test
     void reportsJobNotRunningFromFlinkState() {
         Observation o = observation(flink(job(JobStatus.FAILED, 0, checkpoints(NOW, 1, 0), null)), null, List.of());
-        HealthResult r = RuntimeChecks.jobNotRunning(o);
+        HealthResult r = JOB_STATE.evaluate(o, conf, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.JOB_NOT_RUNNING);
         assertThat(r.worst()).contains(Severity.CRITICAL);
     }
@@ -64,7 +73,7 @@ class RuntimeChecksTest {
     @Test
     void reportsRestartingJobAsWarningNotCritical() {
         Observation o = observation(flink(job(JobStatus.RESTARTING, 1, checkpoints(NOW, 1, 0), null)), null, List.of());
-        assertThat(RuntimeChecks.jobNotRunning(o).worst()).contains(Severity.WARNING);
+        assertThat(JOB_STATE.evaluate(o, conf, CLOCK).worst()).contains(Severity.WARNING);
     }
 
     @Test
@@ -77,20 +86,21 @@ class RuntimeChecksTest {
                 FlinkObservation.failed("http://x", "ConnectException: refused"),
                 null,
                 List.of());
-        HealthResult r = RuntimeChecks.jobNotRunning(o);
+        HealthResult r = JOB_STATE.evaluate(o, conf, CLOCK);
         assertThat(r.has(FindingCode.JOB_NOT_RUNNING)).isTrue();
         assertThat(r.findings().get(0).message()).contains("boom");
     }
 
     @Test
     void runningJobIsNotReportedAndSuspendedJobIsOnlyInfo() {
-        assertThat(RuntimeChecks.jobNotRunning(observation(healthyFlink(), null, List.of()))
+        assertThat(JOB_STATE
+                        .evaluate(observation(healthyFlink(), null, List.of()), conf, CLOCK)
                         .findings())
                 .isEmpty();
         var suspended = io.lineflow.reconciler.model.SpecObservation.builder("flink", "lineflow")
                 .flinkConfiguration(TestUtils.goodConf())
-                .upgradeMode("last-state")
-                .desiredState("suspended")
+                .upgradeMode(UpgradeMode.LAST_STATE)
+                .desiredState(JobState.SUSPENDED)
                 .build();
         Observation o = new Observation(
                 NOW,
@@ -100,7 +110,7 @@ class RuntimeChecksTest {
                 null,
                 null,
                 List.of());
-        assertThat(RuntimeChecks.jobNotRunning(o).worst()).contains(Severity.INFO);
+        assertThat(JOB_STATE.evaluate(o, conf, CLOCK).worst()).contains(Severity.INFO);
     }
 
     @Test
@@ -122,7 +132,7 @@ class RuntimeChecksTest {
                 List.of(
                         sample(Duration.ofMinutes(8), 3L, 0L, null, null),
                         sample(Duration.ofMinutes(4), 5L, 0L, null, null)));
-        HealthResult r = RuntimeChecks.restartLoop(o, conf);
+        HealthResult r = RESTARTS.evaluate(o, conf, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.RESTART_LOOP);
         assertThat(r.findings().get(0).evidence()).containsEntry("restartsInWindow", 4L);
     }
@@ -135,7 +145,7 @@ class RuntimeChecksTest {
                 List.of(
                         sample(Duration.ofMinutes(30), 0L, 0L, null, null),
                         sample(Duration.ofMinutes(5), 6L, 0L, null, null)));
-        assertThat(RuntimeChecks.restartLoop(o, conf).findings()).isEmpty();
+        assertThat(RESTARTS.evaluate(o, conf, CLOCK).findings()).isEmpty();
     }
 
     @Test
@@ -145,7 +155,7 @@ class RuntimeChecksTest {
                 flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minus(Duration.ofMinutes(11)), 10, 0), null)),
                 null,
                 List.of());
-        HealthResult r = RuntimeChecks.checkpointStale(o, CLOCK);
+        HealthResult r = CheckpointCheck.checkpointStale(o, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.CHECKPOINT_STALE);
         assertThat(r.findings().get(0).evidence())
                 .containsEntry("allowedSeconds", 600L)
@@ -158,37 +168,34 @@ class RuntimeChecksTest {
                 flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minus(Duration.ofMinutes(9)), 10, 0), null)),
                 null,
                 List.of());
-        assertThat(RuntimeChecks.checkpointStale(o, CLOCK).findings()).isEmpty();
+        assertThat(CheckpointCheck.checkpointStale(o, CLOCK).findings()).isEmpty();
     }
 
     @Test
     void reportsStaleWhenNoCheckpointEverCompletedLongAfterStart() {
         Observation o = observation(flink(job(JobStatus.RUNNING, 0, checkpoints(null, 0, 0), null)), null, List.of());
-        assertThat(RuntimeChecks.checkpointStale(o, CLOCK).findings().get(0).message())
+        assertThat(CheckpointCheck.checkpointStale(o, CLOCK).findings().get(0).message())
                 .contains("since the job started");
+    }
+
+    /** lineflow's checkpoints with {@code completed} done, the latest at {@code latestAt}, and one expired 20 s ago. */
+    private static Checkpoints expiredTwentySecondsAgo(long completed, long failed, Instant latestAt) {
+        return lineflowCheckpoints()
+                .completed(completed)
+                .failed(failed)
+                .latestCompleted(completed, latestAt, "s3://x/chk-" + completed)
+                .latestFailed(NOW.minusSeconds(20), "Checkpoint expired before completing.")
+                .build();
     }
 
     @Test
     void reportsCheckpointFailuresCountedFromHistory() {
-        Checkpoints cp = new Checkpoints(
-                true,
-                Duration.ofSeconds(60),
-                Duration.ofMinutes(2),
-                3,
-                true,
-                100,
-                4,
-                0,
-                100L,
-                NOW.minusSeconds(50),
-                "s3://x/chk-100",
-                NOW.minusSeconds(20),
-                "Checkpoint expired before completing.");
+        Checkpoints cp = expiredTwentySecondsAgo(100, 4, NOW.minusSeconds(50));
         Observation o = observation(
                 flink(job(JobStatus.RUNNING, 0, cp, null)),
                 null,
                 List.of(sample(Duration.ofMinutes(5), 0L, 1L, null, null)));
-        HealthResult r = RuntimeChecks.checkpointFailures(o, conf, CLOCK);
+        HealthResult r = CheckpointCheck.checkpointFailures(o, conf, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.CHECKPOINT_FAILURES);
         assertThat(r.worst()).contains(Severity.CRITICAL);
         assertThat(r.findings().get(0).evidence()).containsEntry("failedInWindow", 3L);
@@ -203,7 +210,7 @@ class RuntimeChecksTest {
                 flink(job(JobStatus.RUNNING, 0, checkpoints(null, 0, 2), null)),
                 null,
                 List.of(sample(Duration.ofMinutes(1), 0L, 0L, null, null)));
-        assertThat(RuntimeChecks.checkpointFailures(starting, conf, CLOCK).findings())
+        assertThat(CheckpointCheck.checkpointFailures(starting, conf, CLOCK).findings())
                 .isEmpty();
         Observation recovered = observation(
                 flink(job(JobStatus.RUNNING, 1, checkpoints(NOW.minusSeconds(5), 24, 4), null)),
@@ -211,31 +218,18 @@ class RuntimeChecksTest {
                 List.of(
                         sample(Duration.ofMinutes(5), 0L, 0L, null, null),
                         sample(Duration.ofMinutes(1), 1L, 3L, null, null)));
-        assertThat(RuntimeChecks.checkpointFailures(recovered, conf, CLOCK).findings())
+        assertThat(CheckpointCheck.checkpointFailures(recovered, conf, CLOCK).findings())
                 .isEmpty();
 
         // The same counts with a checkpoint that did fail since the restore are reported.
-        Checkpoints failed = new Checkpoints(
-                true,
-                Duration.ofSeconds(60),
-                Duration.ofMinutes(2),
-                3,
-                true,
-                24,
-                4,
-                0,
-                24L,
-                NOW.minusSeconds(5),
-                "s3://x/chk-24",
-                NOW.minusSeconds(20),
-                "Checkpoint expired before completing.");
+        Checkpoints failed = expiredTwentySecondsAgo(24, 4, NOW.minusSeconds(5));
         Observation failing = observation(
                 flink(job(JobStatus.RUNNING, 1, failed, null)),
                 null,
                 List.of(
                         sample(Duration.ofMinutes(5), 0L, 0L, null, null),
                         sample(Duration.ofMinutes(1), 1L, 3L, null, null)));
-        assertThat(RuntimeChecks.checkpointFailures(failing, conf, CLOCK).codes())
+        assertThat(CheckpointCheck.checkpointFailures(failing, conf, CLOCK).codes())
                 .containsExactly(FindingCode.CHECKPOINT_FAILURES);
     }
 
@@ -244,26 +238,19 @@ class RuntimeChecksTest {
         // Seen under the operator during a 15 s database outage: the sink could not flush, the
         // checkpoint failed, the job restarted and has checkpointed fine since. The restart was
         // reported; counting the failures as well kept the job DEGRADED for ten minutes.
-        Checkpoints beforeRestore = new Checkpoints(
-                true,
-                Duration.ofSeconds(10),
-                Duration.ofMinutes(2),
-                0,
-                true,
-                40,
-                2,
-                0,
-                40L,
-                NOW.minusSeconds(5),
-                "s3://x/chk-40",
-                NOW.minusSeconds(95),
-                "Checkpoint Coordinator is suspending.");
+        Checkpoints beforeRestore = Checkpoints.builder()
+                .config(Duration.ofSeconds(10), Duration.ofMinutes(2), 0, true)
+                .completed(40)
+                .failed(2)
+                .latestCompleted(40L, NOW.minusSeconds(5), "s3://x/chk-40")
+                .latestFailed(NOW.minusSeconds(95), "Checkpoint Coordinator is suspending.")
+                .build();
         List<Sample> history = List.of(
                 sample(Duration.ofMinutes(3), 0L, 0L, null, null),
                 sample(Duration.ofSeconds(100), 0L, 1L, null, null),
                 sample(Duration.ofSeconds(90), 1L, 2L, null, null));
         Observation restored = observation(flink(job(JobStatus.RUNNING, 1, beforeRestore, null)), null, history);
-        assertThat(RuntimeChecks.checkpointFailures(restored, conf, CLOCK).findings())
+        assertThat(CheckpointCheck.checkpointFailures(restored, conf, CLOCK).findings())
                 .isEmpty();
 
         // Without the restart the same failures are reported.
@@ -271,7 +258,7 @@ class RuntimeChecksTest {
                 .map(x -> new Sample(x.at(), 0L, x.checkpointsFailed(), null, null, null))
                 .toList();
         Observation notRestored = observation(flink(job(JobStatus.RUNNING, 0, beforeRestore, null)), null, noRestart);
-        assertThat(RuntimeChecks.checkpointFailures(notRestored, conf, CLOCK).codes())
+        assertThat(CheckpointCheck.checkpointFailures(notRestored, conf, CLOCK).codes())
                 .containsExactly(FindingCode.CHECKPOINT_FAILURES);
     }
 
@@ -281,30 +268,22 @@ class RuntimeChecksTest {
                 flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(30), 100, 2), null)),
                 null,
                 List.of(sample(Duration.ofMinutes(5), 0L, 2L, null, null)));
-        assertThat(RuntimeChecks.checkpointFailures(o, conf, CLOCK).findings()).isEmpty();
+        assertThat(CheckpointCheck.checkpointFailures(o, conf, CLOCK).findings())
+                .isEmpty();
     }
 
     @Test
     void reportsLatestCheckpointWithoutExternalPath() {
-        Checkpoints cp = new Checkpoints(
-                true,
-                Duration.ofSeconds(60),
-                Duration.ofMinutes(2),
-                0,
-                false,
-                5,
-                0,
-                0,
-                5L,
-                NOW,
-                RuntimeChecks.NOT_ADDRESSABLE,
-                null,
-                null);
-        assertThat(RuntimeChecks.checkpointNotExternal(
+        Checkpoints cp = Checkpoints.builder()
+                .config(Duration.ofSeconds(60), Duration.ofMinutes(2), 0, false)
+                .completed(5)
+                .latestCompleted(5L, NOW, CheckpointCheck.NOT_ADDRESSABLE)
+                .build();
+        assertThat(CheckpointCheck.checkpointNotExternal(
                                 observation(flink(job(JobStatus.RUNNING, 0, cp, null)), null, List.of()))
                         .has(FindingCode.CHECKPOINT_NOT_EXTERNAL))
                 .isTrue();
-        assertThat(RuntimeChecks.checkpointNotExternal(observation(healthyFlink(), null, List.of()))
+        assertThat(CheckpointCheck.checkpointNotExternal(observation(healthyFlink(), null, List.of()))
                         .findings())
                 .isEmpty();
     }
@@ -313,15 +292,15 @@ class RuntimeChecksTest {
     void reportsKafkaRetentionShorterThanCheckpointAgePlusAllowances() {
         // stale window 10 min + 30 min detection + 4 h recovery = 4h40m; one hour of retention is too short.
         Observation o = observation(healthyFlink(), kafka(1000, 0L, Duration.ofHours(1)), List.of());
-        HealthResult r = RuntimeChecks.kafkaRetentionTooShort(o, conf, CLOCK);
+        HealthResult r = KafkaCheck.kafkaRetentionTooShort(o, conf, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.KAFKA_RETENTION_TOO_SHORT);
         assertThat(r.findings().get(0).evidence()).containsEntry("requiredSeconds", 600L + 1800 + 14400);
-        assertThat(RuntimeChecks.kafkaRetentionTooShort(
+        assertThat(KafkaCheck.kafkaRetentionTooShort(
                                 observation(healthyFlink(), kafka(1000, 0L, null), List.of()), conf, CLOCK)
                         .findings())
                 .as("unlimited retention")
                 .isEmpty();
-        assertThat(RuntimeChecks.kafkaRetentionTooShort(
+        assertThat(KafkaCheck.kafkaRetentionTooShort(
                                 observation(healthyFlink(), healthyKafka(), List.of()), conf, CLOCK)
                         .findings())
                 .isEmpty();
@@ -336,7 +315,7 @@ class RuntimeChecksTest {
                         sample(Duration.ofMinutes(8), 0L, 0L, 900_000L, 10_000L),
                         sample(Duration.ofMinutes(5), 0L, 0L, 940_000L, 25_000L),
                         sample(Duration.ofMinutes(2), 0L, 0L, 970_000L, 45_000L)));
-        HealthResult r = RuntimeChecks.consumerLagGrowing(o, conf);
+        HealthResult r = KafkaCheck.consumerLagGrowing(o, conf);
         assertThat(r.codes()).containsExactly(FindingCode.CONSUMER_LAG_GROWING);
         assertThat(r.findings().get(0).evidence()).containsEntry("lag", 60_000L);
     }
@@ -350,7 +329,7 @@ class RuntimeChecksTest {
                         sample(Duration.ofMinutes(8), 0L, 0L, 900_000L, 5_000L),
                         sample(Duration.ofMinutes(5), 0L, 0L, 940_000L, 12_000L),
                         sample(Duration.ofMinutes(2), 0L, 0L, 970_000L, 4_000L)));
-        assertThat(RuntimeChecks.consumerLagGrowing(o, conf).findings()).isEmpty();
+        assertThat(KafkaCheck.consumerLagGrowing(o, conf).findings()).isEmpty();
     }
 
     @Test
@@ -360,7 +339,7 @@ class RuntimeChecksTest {
                 flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(199))),
                 kafka(1_006_000, 500L, Duration.ofDays(7)),
                 List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 500L)));
-        HealthResult r = RuntimeChecks.duplicateConsumption(o, conf);
+        HealthResult r = DUPLICATES.evaluate(o, conf, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
         assertThat((Double) r.findings().get(0).evidence().get("ratio"))
                 .isCloseTo(1.99, org.assertj.core.data.Offset.offset(0.01));
@@ -379,7 +358,7 @@ class RuntimeChecksTest {
                 List.of(
                         sample(Duration.ofSeconds(150), 0L, 0L, 991_000L, 500L),
                         sample(Duration.ofSeconds(60), 1L, 0L, 1_000_000L, 500L)));
-        assertThat(RuntimeChecks.duplicateConsumption(afterTaskRestart, conf).findings())
+        assertThat(DUPLICATES.evaluate(afterTaskRestart, conf, CLOCK).findings())
                 .isEmpty();
         FlinkObservation.Job failedOver = new FlinkObservation.Job(
                 "abc",
@@ -393,8 +372,7 @@ class RuntimeChecksTest {
                 flink(failedOver),
                 kafka(1_006_000, 500L, Duration.ofDays(7)),
                 List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 500L)));
-        assertThat(RuntimeChecks.duplicateConsumption(afterFailover, conf).findings())
-                .isEmpty();
+        assertThat(DUPLICATES.evaluate(afterFailover, conf, CLOCK).findings()).isEmpty();
     }
 
     @Test
@@ -411,10 +389,10 @@ class RuntimeChecksTest {
                 List.of(
                         sample(Duration.ofSeconds(65), 0L, 0L, 1_000_090L, 800L),
                         sample(Duration.ofSeconds(25), 0L, 0L, 1_000_650L, 0L)));
-        assertThat(RuntimeChecks.duplicateConsumption(o, conf).findings()).isEmpty();
+        assertThat(DUPLICATES.evaluate(o, conf, CLOCK).findings()).isEmpty();
 
         Configuration shortSpan = ReconcilerOptions.fromMap(Map.of(ReconcilerOptions.DUPLICATE_MIN_SPAN.key(), "20 s"));
-        assertThat(RuntimeChecks.duplicateConsumption(o, shortSpan).codes())
+        assertThat(DUPLICATES.evaluate(o, shortSpan, CLOCK).codes())
                 .as("the span the check used before: the false finding")
                 .contains(FindingCode.DUPLICATE_CONSUMPTION);
     }
@@ -429,8 +407,7 @@ class RuntimeChecksTest {
                 List.of(
                         sample(Duration.ofSeconds(300), 1L, 0L, 976_000L, 500L),
                         sample(Duration.ofSeconds(60), 1L, 0L, 1_000_000L, 500L)));
-        assertThat(RuntimeChecks.duplicateConsumption(o, conf).codes())
-                .containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(DUPLICATES.evaluate(o, conf, CLOCK).codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
     }
 
     @Test
@@ -440,8 +417,8 @@ class RuntimeChecksTest {
                 flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(200))),
                 kafka(1_006_000, 4_000L, Duration.ofDays(7)),
                 List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 10_000L)));
-        assertThat(RuntimeChecks.duplicateConsumption(o, conf).findings()).isEmpty();
-        assertThat(RuntimeChecks.rates(o, conf).get().ratio())
+        assertThat(DUPLICATES.evaluate(o, conf, CLOCK).findings()).isEmpty();
+        assertThat(DuplicateConsumptionCheck.rates(o, conf).get().ratio())
                 .isCloseTo(1.0, org.assertj.core.data.Offset.offset(0.01));
     }
 
@@ -451,7 +428,7 @@ class RuntimeChecksTest {
                 new FlinkObservation.Source("v1", "Source: kafka-source", 4, null, 8, Set.of(0, 1, 2, 3));
         Observation o = observation(
                 flink(job(JobStatus.RUNNING, 0, checkpoints(NOW, 10, 0), doubled)), healthyKafka(), List.of());
-        HealthResult r = RuntimeChecks.duplicateConsumption(o, conf);
+        HealthResult r = DUPLICATES.evaluate(o, conf, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
         assertThat(r.findings().get(0).evidence())
                 .containsEntry("assignedSplits", 8)
@@ -476,13 +453,13 @@ class RuntimeChecksTest {
                 flink(twoSources),
                 kafka(1_006_000, 0L, Duration.ofDays(7)),
                 List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 0L)));
-        HealthResult r = RuntimeChecks.duplicateConsumption(o, conf);
+        HealthResult r = DUPLICATES.evaluate(o, conf, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
         assertThat(r.findings().get(0).evidence())
                 .containsEntry("assignedSplits", 8)
                 .containsEntry("kafkaSources", 2);
         assertThat(r.findings().get(0).message()).contains("replayed-events");
-        assertThat(RuntimeChecks.rates(o, conf).orElseThrow().ratio())
+        assertThat(DuplicateConsumptionCheck.rates(o, conf).orElseThrow().ratio())
                 .as("both sources' rates summed")
                 .isCloseTo(2.0, org.assertj.core.data.Offset.offset(0.01));
     }
@@ -511,7 +488,7 @@ class RuntimeChecksTest {
                 flink(job(JobStatus.RUNNING, 0, checkpoints(NOW, 10, 0), source(1.0))),
                 kafka(1_000_030, 0L, Duration.ofDays(7)),
                 List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 0L)));
-        assertThat(RuntimeChecks.duplicateConsumption(o, conf).findings()).isEmpty();
+        assertThat(DUPLICATES.evaluate(o, conf, CLOCK).findings()).isEmpty();
     }
 
     @Test
@@ -534,7 +511,8 @@ class RuntimeChecksTest {
                 healthyFlink(),
                 KafkaObservation.failed("kafka:9092", "device-events", "lineflow", NOW, "timed out"),
                 List.of());
-        assertThat(RuntimeChecks.observationFailed(o)
+        assertThat(OBSERVERS
+                        .evaluate(o, conf, CLOCK)
                         .find(FindingCode.OBSERVATION_FAILED)
                         .get()
                         .evidence())

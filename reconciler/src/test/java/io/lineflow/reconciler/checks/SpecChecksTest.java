@@ -11,6 +11,7 @@ import io.lineflow.reconciler.model.Severity;
 import io.lineflow.reconciler.model.SpecObservation;
 import io.lineflow.reconciler.model.SpecObservation.Mount;
 
+import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -34,7 +35,7 @@ class SpecChecksTest {
         c.put("state.checkpoints.dir", dir);
         return SpecObservation.builder("flink", "lineflow")
                 .flinkConfiguration(c)
-                .upgradeMode("last-state")
+                .upgradeMode(UpgradeMode.LAST_STATE)
                 .mounts(jm, tm)
                 .build();
     }
@@ -51,7 +52,7 @@ class SpecChecksTest {
                 with("execution.checkpointing.interval", null),
                 SpecObservation.builder("flink", "other")
                         .flinkConfiguration(without("execution.checkpointing.interval"))
-                        .upgradeMode("last-state")
+                        .upgradeMode(UpgradeMode.LAST_STATE)
                         .otherJob()
                         .build())) {
             HealthResult r = SpecChecks.checkpointingDisabled(s);
@@ -63,7 +64,7 @@ class SpecChecksTest {
 
     @Test
     void anUnsetIntervalOutsideLastStateIsTheJobsDefaultOnlyForLineflowsJob() {
-        for (String mode : new String[] {"stateless", "savepoint", null}) {
+        for (UpgradeMode mode : new UpgradeMode[] {UpgradeMode.STATELESS, UpgradeMode.SAVEPOINT, null}) {
             SpecObservation lineflow = SpecObservation.builder("flink", "lineflow")
                     .flinkConfiguration(without("execution.checkpointing.interval"))
                     .upgradeMode(mode)
@@ -86,14 +87,14 @@ class SpecChecksTest {
     void anotherJobsArgumentsAndLineflowsSwitchAreNotFlinkConfiguration() {
         SpecObservation other = SpecObservation.builder("flink", "other")
                 .flinkConfiguration(without("execution.checkpointing.interval"))
-                .upgradeMode("savepoint")
+                .upgradeMode(UpgradeMode.SAVEPOINT)
                 .jobArgs(List.of("--execution.checkpointing.interval", "60 s"))
                 .otherJob()
                 .build();
         assertThat(SpecChecks.checkpointingDisabled(other).codes()).containsExactly(FindingCode.CHECKPOINTING_DISABLED);
         SpecObservation otherWithSwitch = SpecObservation.builder("flink", "other")
                 .flinkConfiguration(goodConf())
-                .upgradeMode("last-state")
+                .upgradeMode(UpgradeMode.LAST_STATE)
                 .jobArgs(List.of("--lineflow.checkpointing.enabled", "false"))
                 .otherJob()
                 .build();
@@ -110,7 +111,7 @@ class SpecChecksTest {
     void reportsCheckpointingTurnedOffByTheJobsOwnSwitchInArgsOrConfiguration() {
         SpecObservation inArgs = SpecObservation.builder("flink", "lineflow")
                 .flinkConfiguration(goodConf())
-                .upgradeMode("last-state")
+                .upgradeMode(UpgradeMode.LAST_STATE)
                 .jobArgs(List.of("--lineflow.kafka.topic", "t", "--lineflow.checkpointing.enabled", "false"))
                 .build();
         HealthResult r = SpecChecks.checkpointingDisabled(inArgs);
@@ -131,7 +132,7 @@ class SpecChecksTest {
     void anIntervalInTheJobsArgumentsOverridesTheConfiguration() {
         SpecObservation zeroInArgs = SpecObservation.builder("flink", "lineflow")
                 .flinkConfiguration(goodConf())
-                .upgradeMode("last-state")
+                .upgradeMode(UpgradeMode.LAST_STATE)
                 .jobArgs(List.of("--execution.checkpointing.interval", "0"))
                 .build();
         assertThat(SpecChecks.checkpointingDisabled(zeroInArgs).worst()).contains(Severity.CRITICAL);
@@ -258,7 +259,7 @@ class SpecChecksTest {
     void reportsStatelessUpgradeModeIncludingTheDefault() {
         SpecObservation stateless = SpecObservation.builder("flink", "lineflow")
                 .flinkConfiguration(goodConf())
-                .upgradeMode("stateless")
+                .upgradeMode(UpgradeMode.STATELESS)
                 .build();
         SpecObservation unset = SpecObservation.builder("flink", "lineflow")
                 .flinkConfiguration(goodConf())
@@ -271,6 +272,10 @@ class SpecChecksTest {
                 .isTrue();
         assertThat(SpecChecks.upgradeModeStateless(unset).has(FindingCode.UPGRADE_MODE_STATELESS))
                 .isTrue();
+        assertThat(SpecChecks.upgradeModeStateless(stateless).findings().get(0).evidence())
+                .containsEntry("value", "stateless");
+        assertThat(SpecChecks.upgradeModeStateless(unset).findings().get(0).message())
+                .startsWith("spec.job.upgradeMode is stateless (default): ");
         assertThat(SpecChecks.upgradeModeStateless(session).findings()).isEmpty();
         assertThat(SpecChecks.upgradeModeStateless(goodSpec()).findings()).isEmpty();
     }
@@ -297,7 +302,7 @@ class SpecChecksTest {
         c.remove("high-availability.type");
         SpecObservation s = SpecObservation.builder("flink", "lineflow")
                 .flinkConfiguration(c)
-                .upgradeMode("last-state")
+                .upgradeMode(UpgradeMode.LAST_STATE)
                 .jobManagerReplicas(2)
                 .build();
         HealthResult r = SpecChecks.haDisabled(s);
@@ -320,10 +325,12 @@ class SpecChecksTest {
         SpecObservation lastState = spec(c);
         SpecObservation savepoint = SpecObservation.builder("flink", "lineflow")
                 .flinkConfiguration(c)
-                .upgradeMode("savepoint")
+                .upgradeMode(UpgradeMode.SAVEPOINT)
                 .build();
         assertThat(SpecChecks.savepointDirMissing(lastState).worst()).contains(Severity.WARNING);
         assertThat(SpecChecks.savepointDirMissing(savepoint).worst()).contains(Severity.CRITICAL);
+        assertThat(SpecChecks.savepointDirMissing(lastState).findings().get(0).evidence())
+                .containsEntry("upgradeMode", "last-state");
         assertThat(SpecChecks.savepointDirMissing(goodSpec()).findings()).isEmpty();
     }
 

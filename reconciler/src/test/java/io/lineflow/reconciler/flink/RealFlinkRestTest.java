@@ -3,8 +3,8 @@ package io.lineflow.reconciler.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.reconciler.ReconcilerOptions;
+import io.lineflow.reconciler.checks.DuplicateConsumptionCheck;
 import io.lineflow.reconciler.checks.HealthEvaluator;
-import io.lineflow.reconciler.checks.RuntimeChecks;
 import io.lineflow.reconciler.model.FindingCode;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.HealthResult;
@@ -390,8 +390,11 @@ class RealFlinkRestTest {
 
     private HealthResult duplicate(String url, FlinkObservation o) {
         KafkaObservation k = topic.observe(kafka.bootstrapServers(), TOPIC, "lineflow");
-        return RuntimeChecks.duplicateConsumption(
-                new Observation(k.observedAt(), noSpec(url), null, o, k, List.of()), options);
+        return new DuplicateConsumptionCheck()
+                .evaluate(
+                        new Observation(k.observedAt(), noSpec(url), null, o, k, List.of()),
+                        options,
+                        Clock.systemUTC());
     }
 
     @Test
@@ -425,14 +428,15 @@ class RealFlinkRestTest {
                             k,
                             List.of(Sample.of(first.get(url)))));
         }
-        double doubledRatio = RuntimeChecks.rates(second.get(doubledUrl), options)
+        double doubledRatio = DuplicateConsumptionCheck.rates(second.get(doubledUrl), options)
                 .orElseThrow()
                 .ratio();
-        double twoSourcesRatio = RuntimeChecks.rates(second.get(twoSourcesUrl), options)
+        double twoSourcesRatio = DuplicateConsumptionCheck.rates(second.get(twoSourcesUrl), options)
                 .orElseThrow()
                 .ratio();
-        double plainRatio =
-                RuntimeChecks.rates(second.get(plainUrl), options).orElseThrow().ratio();
+        double plainRatio = DuplicateConsumptionCheck.rates(second.get(plainUrl), options)
+                .orElseThrow()
+                .ratio();
         System.out.printf(
                 "duplicate ratio: every record twice %.2f, two sources %.2f, plain source %.2f%n",
                 doubledRatio, twoSourcesRatio, plainRatio);

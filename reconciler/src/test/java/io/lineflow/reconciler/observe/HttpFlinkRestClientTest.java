@@ -43,12 +43,16 @@ class HttpFlinkRestClientTest {
         assertThat(job.numRestarts()).isEqualTo(2L);
         assertThat(job.checkpoints().enabled()).isTrue();
         assertThat(job.checkpoints().interval()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(job.checkpoints().timeout()).isEqualTo(Duration.ofMinutes(2));
         assertThat(job.checkpoints().tolerableFailures()).isEqualTo(3);
+        assertThat(job.checkpoints().externalized()).isTrue();
         assertThat(job.checkpoints().completed()).isEqualTo(11);
         assertThat(job.checkpoints().failed()).isEqualTo(1);
+        assertThat(job.checkpoints().inProgress()).isEqualTo(1);
         assertThat(job.checkpoints().latestCompletedId()).isEqualTo(12L);
         assertThat(job.checkpoints().latestCompletedAt().toEpochMilli()).isEqualTo(now - 30_000);
         assertThat(job.checkpoints().latestCompletedExternalPath()).isEqualTo("file:/flink-data/checkpoints/j1/chk-12");
+        assertThat(job.checkpoints().latestFailedAt().toEpochMilli()).isEqualTo(now - 600_000);
         assertThat(job.checkpoints().latestFailureMessage()).contains("expired");
         assertThat(job.sources()).as("the sink vertex has no reader metrics").hasSize(1);
         assertThat(job.sources().get(0).vertexName()).startsWith("Source: kafka-source");

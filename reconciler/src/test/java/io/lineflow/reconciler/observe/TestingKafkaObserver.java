@@ -28,7 +28,12 @@ public final class TestingKafkaObserver implements KafkaObserver {
     public KafkaObservation observe(String bootstrap, String topic, String groupId) {
         calls.incrementAndGet();
         long end = 1_000_000 + (long) ((clock.millis() - startMillis) / 1000.0 * recordsPerSecond);
-        return new KafkaObservation(
-                bootstrap, topic, groupId, clock.instant(), null, 4, end, end - lag, lag, retention);
+        return KafkaObservation.builder(bootstrap, topic, groupId, clock.instant())
+                .partitions(4)
+                .endOffsetSum(end)
+                .committedOffsetSum(end - lag)
+                .lag(lag)
+                .retention(retention)
+                .build();
     }
 }

@@ -1,0 +1,116 @@
+package io.lineflow.reconciler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lineflow.reconciler.model.FindingCode;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * docs/reconciler.md's tables against the code: every finding code in the table of its kind, every
+ * setting with its env var, default and description, and nothing in the tables that the code lacks.
+ */
+class ReconcilerDocsTest {
+
+    private static final Path DOC = Path.of("../docs/reconciler.md");
+
+    /** The heading above each kind's table of codes. */
+    private static final Map<FindingCode.Kind, String> CODE_SECTIONS = Map.of(
+            FindingCode.Kind.SPEC, "### Spec checks",
+            FindingCode.Kind.RUNTIME, "### Runtime checks");
+
+    @Test
+    void everyFindingCodeIsInTheTableOfItsKindOnceAndNothingElseIs() throws IOException {
+        List<String> doc = Files.readAllLines(DOC);
+        for (FindingCode.Kind kind : FindingCode.Kind.values()) {
+            // A list, not a set: a code documented twice is a disagreement too.
+            assertThat(table(doc, CODE_SECTIONS.get(kind), "code").stream()
+                            .map(row -> unquote(row.get(0)))
+                            .sorted())
+                    .as("codes in the table under '%s'", CODE_SECTIONS.get(kind))
+                    .containsExactlyElementsOf(Arrays.stream(FindingCode.values())
+                            .filter(c -> c.kind() == kind)
+                            .map(FindingCode::name)
+                            .sorted()
+                            .toList());
+        }
+    }
+
+    @Test
+    void everySettingIsInTheConfigurationReferenceOnceAsTheCodeDeclaresIt() throws IOException {
+        List<List<String>> table = table(Files.readAllLines(DOC), "## Configuration reference", "setting");
+        List<String> keys = table.stream()
+                .map(row -> ReconcilerOptions.PREFIX + unquote(row.get(0)))
+                .toList();
+        assertThat(keys)
+                .as("settings in the configuration reference")
+                .containsExactlyInAnyOrderElementsOf(
+                        ReconcilerOptions.all().stream().map(ConfigOption::key).toList());
+        SoftAssertions rows = new SoftAssertions();
+        for (ConfigOption<?> option : ReconcilerOptions.all()) {
+            List<String> row = table.get(keys.indexOf(option.key()));
+            String defaultText = ReconcilerOptions.defaultText(option);
+            // The meaning may quote names as code in Markdown; the words must be the description's.
+            rows.assertThat(List.of(row.get(1), row.get(2), unquote(row.get(3))))
+                    .as("env var, default and meaning of %s", option.key())
+                    .containsExactly(
+                            "`" + Main.envVar(option) + "`",
+                            defaultText.isEmpty() ? "(empty)" : "`" + defaultText + "`",
+                            unquote(ReconcilerOptions.describe(option)));
+        }
+        rows.assertAll();
+    }
+
+    /**
+     * The rows of the first table in the section whose heading starts with {@code heading}, a table
+     * whose header starts with {@code firstColumn}; each row as its trimmed cells.
+     */
+    private static List<List<String>> table(List<String> doc, String heading, String firstColumn) {
+        int at = 0;
+        while (at < doc.size() && !doc.get(at).startsWith(heading)) {
+            at++;
+        }
+        assertThat(at).as("heading '%s' in %s", heading, DOC).isLessThan(doc.size());
+        List<List<String>> rows = new ArrayList<>();
+        boolean inTable = false;
+        for (String line : doc.subList(at + 1, doc.size())) {
+            if (!inTable) {
+                if (line.startsWith("#")) {
+                    break; // the next section: the table is missing
+                }
+                inTable = line.startsWith("| " + firstColumn);
+                continue;
+            }
+            if (!line.startsWith("|")) {
+                break;
+            }
+            if (!line.startsWith("|---")) {
+                rows.add(cells(line));
+            }
+        }
+        assertThat(inTable)
+                .as("a table with column '%s' under '%s'", firstColumn, heading)
+                .isTrue();
+        return rows;
+    }
+
+    /** The cells of a table row; none of the tables checked has a '|' inside a cell. */
+    private static List<String> cells(String row) {
+        String inner = row.substring(1, row.lastIndexOf('|'));
+        return Arrays.stream(inner.split("\\|", -1)).map(String::strip).toList();
+    }
+
+    private static String unquote(String cell) {
+        return cell.replace("`", "");
+    }
+}
