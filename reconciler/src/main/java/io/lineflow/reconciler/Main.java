@@ -20,9 +20,9 @@ import io.lineflow.reconciler.observe.AdminKafkaObserver;
 import io.lineflow.reconciler.observe.DeploymentObserver;
 import io.lineflow.reconciler.observe.HistoryStore;
 import io.lineflow.reconciler.observe.HttpFlinkRestClient;
+import io.lineflow.reconciler.observe.OperatorClient;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 
@@ -88,7 +88,7 @@ public final class Main {
         settings.putAll(a.settings());
         Configuration conf = ReconcilerOptions.fromMap(settings);
         Clock clock = Clock.systemUTC();
-        KubernetesClient client = new KubernetesClientBuilder().build();
+        KubernetesClient client = OperatorClient.create();
         EventPublisher events = new EventPublisher(client, conf, clock);
         Metrics metrics = new Metrics(conf, clock);
         AdminKafkaObserver kafka = new AdminKafkaObserver(conf.get(KAFKA_TIMEOUT), clock);

@@ -22,10 +22,10 @@ import io.lineflow.reconciler.observe.DeploymentObserver;
 import io.lineflow.reconciler.observe.FlinkRestClient;
 import io.lineflow.reconciler.observe.HttpFlinkRestClient;
 import io.lineflow.reconciler.observe.KafkaObserver;
+import io.lineflow.reconciler.observe.OperatorClient;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 
@@ -61,7 +61,7 @@ public final class CheckCommand {
             return new Deps(
                     new HttpFlinkRestClient(conf.get(REST_TIMEOUT)),
                     new AdminKafkaObserver(conf.get(KAFKA_TIMEOUT), clock),
-                    () -> new KubernetesClientBuilder().build(),
+                    OperatorClient::create,
                     clock);
         }
     }
