@@ -131,6 +131,9 @@ public final class DrillReport {
                     .append(", found ")
                     .append(esc(r.rejectionsActual))
                     .append(".</p>");
+            if (!r.waited.isEmpty()) {
+                h.append("<p>Read when: ").append(esc(r.waited)).append(".</p>");
+            }
             if (r.error != null) {
                 h.append("<pre>").append(esc(r.error)).append("</pre>");
             } else if (!r.problems.isEmpty()) {

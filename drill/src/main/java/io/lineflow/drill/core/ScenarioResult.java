@@ -16,6 +16,8 @@ public final class ScenarioResult {
     public int rowsActual;
     public String rejectionsExpected = "";
     public String rejectionsActual = "";
+    /** What the verifier waited for before it read both tables (see TableCheck.await). */
+    public String waited = "";
     /** Injection → job RUNNING with every task running again; null if it never stopped running. */
     public Long recoveryMillis;
     /** Injection → the first window row written after it. */

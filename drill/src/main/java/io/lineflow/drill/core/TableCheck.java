@@ -23,6 +23,7 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,9 +34,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The drill's input and verifier, whatever runs the job: produces the deterministic input at a
- * steady pace, waits for the table and compares it cell by cell with the known answer. The local
- * drill (LocalDrill) and the Kubernetes end-to-end run (KubernetesDrill) share it,
- * so both backends are judged by the same rule.
+ * steady pace, waits for the table and rejected_events and compares both with the known answer.
+ * The local drill (LocalDrill) and the Kubernetes end-to-end run (KubernetesDrill) share it, so
+ * both backends are judged by the same rule.
  */
 public final class TableCheck {
     /** The job's default window: the drills' jobs run at the rules' defaults. */
@@ -107,37 +108,107 @@ public final class TableCheck {
     }
 
     /**
-     * Waits until the table is exact, or has stopped changing for 15 s (at least 20 s after the
-     * call), or {@code max} has passed: a broken job never becomes exact, and waiting for ever
-     * would prove nothing.
+     * What the job must have written once it has read the input: the windows the watermark closed
+     * and, per reason, the rows of {@code rejected_events}. {@link #await} waits for it and {@link
+     * #verify} judges against it, so the wait and the verdict cannot mean two different things.
      */
-    public static Map<String, Row> awaitTable(Database db, Map<String, Row> expected, Duration max)
+    public record Expectation(Map<String, Row> windows, Map<RejectReason, Long> rejections) {
+        public Expectation {
+            windows = Collections.unmodifiableMap(new TreeMap<>(windows));
+            rejections = Collections.unmodifiableMap(new TreeMap<>(rejections));
+        }
+    }
+
+    /**
+     * Both tables as {@link #await} last read them (in one transaction), and what it waited for
+     * before it stopped.
+     */
+    public record Observed(
+            Expectation expected, Map<String, Row> windows, Map<RejectReason, Long> rejections, String waited) {
+        public boolean exact() {
+            return TableCheck.exact(expected, windows, rejections);
+        }
+    }
+
+    /**
+     * Whether the tables hold exactly what is expected: every window row, cell by cell, and as many
+     * rows of {@code rejected_events} per reason. The two sinks flush independently, so either may
+     * be complete before the other.
+     */
+    static boolean exact(Expectation expected, Map<String, Row> windows, Map<RejectReason, Long> rejections) {
+        return WindowTable.diff(expected.windows(), windows).isEmpty()
+                && expected.rejections().equals(rejections);
+    }
+
+    /**
+     * Waits until device_window_stats and rejected_events are both exact, or have both stopped
+     * changing for 15 s (at least 20 s after the call), or {@code max} has passed: a broken job
+     * never becomes exact, and waiting for ever would prove nothing. Polls once a second.
+     */
+    public static Observed await(Database db, Expectation expected, Duration max) throws InterruptedException {
+        return await(db, expected, max, Duration.ofSeconds(15), Duration.ofSeconds(20), Duration.ofSeconds(1));
+    }
+
+    static Observed await(
+            Database db, Expectation expected, Duration max, Duration quiet, Duration minimum, Duration poll)
             throws InterruptedException {
         long start = System.currentTimeMillis();
         long lastChange = start;
         String lastFingerprint = "";
-        Map<String, Row> actual = Map.of();
-        while (System.currentTimeMillis() - start < max.toMillis()) {
+        Map<String, Row> windows = Map.of();
+        Map<RejectReason, Long> rejections = Map.of();
+        String unreachable = "";
+        while (true) {
             try (Connection c = db.connect()) {
-                actual = withoutTicks(WindowTable.read(c));
-                if (WindowTable.diff(expected, actual).isEmpty()) {
-                    return actual;
+                c.setAutoCommit(false);
+                c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+                windows = withoutTicks(WindowTable.read(c));
+                rejections = WindowTable.rejections(c);
+                Long newest = newestRowUpdate(c);
+                c.commit();
+                unreachable = "";
+                if (exact(expected, windows, rejections)) {
+                    return new Observed(expected, windows, rejections, "both tables exact after " + since(start));
                 }
-                String fingerprint = actual.size() + "/" + newestRowUpdate(db);
+                String fingerprint = windows.size() + "/" + newest + "/" + rejections;
                 if (!fingerprint.equals(lastFingerprint)) {
                     lastFingerprint = fingerprint;
                     lastChange = System.currentTimeMillis();
                 }
             } catch (SQLException e) {
                 lastChange = System.currentTimeMillis(); // the database is not back yet
+                unreachable = "; the database was unreachable at the last look: " + e.getMessage();
             }
             long now = System.currentTimeMillis();
-            if (now - lastChange > 15_000 && now - start > 20_000) {
-                return actual;
+            if (now - start >= max.toMillis()) {
+                return new Observed(
+                        expected,
+                        windows,
+                        rejections,
+                        "not exact when the deadline of " + max.toSeconds() + " s passed ("
+                                + progress(expected, windows, rejections) + ")" + unreachable);
             }
-            Thread.sleep(1000);
+            if (now - lastChange > quiet.toMillis() && now - start > minimum.toMillis()) {
+                return new Observed(
+                        expected,
+                        windows,
+                        rejections,
+                        "not exact; both tables unchanged for " + quiet.toSeconds() + " s, " + since(start)
+                                + " after the wait began (" + progress(expected, windows, rejections) + ")");
+            }
+            Thread.sleep(poll.toMillis());
         }
-        return actual;
+    }
+
+    private static String since(long start) {
+        return DrillReport.seconds(System.currentTimeMillis() - start);
+    }
+
+    private static String progress(Expectation expected, Map<String, Row> windows, Map<RejectReason, Long> rejections) {
+        return "device_window_stats " + windows.size() + " of "
+                + expected.windows().size() + " rows, "
+                + WindowTable.diff(expected.windows(), windows).size() + " differences; rejected_events " + rejections
+                + " of " + expected.rejections();
     }
 
     /**
@@ -157,27 +228,19 @@ public final class TableCheck {
     }
 
     /**
-     * Compares the table and rejected_events with what the input must give; findings go to {@code
-     * result}, except those already in {@code reported} (scenarios that share one table, one after
-     * another, each report only what is new), which then holds them too.
+     * Judges what {@link #await} saw against what it waited for; findings go to {@code result},
+     * except those already in {@code reported} (scenarios that share one table, one after another,
+     * each report only what is new), which then holds them too.
      */
-    public static void verify(
-            Database db,
-            Map<RejectReason, Long> expectedRejections,
-            Map<String, Row> expected,
-            Map<String, Row> actual,
-            ScenarioResult result,
-            Set<String> reported)
-            throws SQLException {
-        judgeTable(expected, actual, result, reported);
-        try (Connection c = db.connect()) {
-            Map<RejectReason, Long> rejected = WindowTable.rejections(c);
-            result.rejectionsExpected = expectedRejections.toString();
-            result.rejectionsActual = rejected.toString();
-            String problem = "REJECTED expected " + expectedRejections + ", got " + rejected;
-            if (!rejected.equals(expectedRejections) && reported.add(problem)) {
-                result.problems.add(problem);
-            }
+    public static void verify(Observed observed, ScenarioResult result, Set<String> reported) {
+        Expectation expected = observed.expected();
+        judgeTable(expected.windows(), observed.windows(), result, reported);
+        result.rejectionsExpected = expected.rejections().toString();
+        result.rejectionsActual = observed.rejections().toString();
+        result.waited = observed.waited();
+        String problem = "REJECTED expected " + expected.rejections() + ", got " + observed.rejections();
+        if (!observed.rejections().equals(expected.rejections()) && reported.add(problem)) {
+            result.problems.add(problem);
         }
     }
 
@@ -220,14 +283,11 @@ public final class TableCheck {
         }
     }
 
-    private static Long newestRowUpdate(Database db) {
-        try (Connection c = db.connect();
-                Statement s = c.createStatement();
+    private static Long newestRowUpdate(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT max(updated_at) FROM device_window_stats")) {
             rs.next();
             return rs.getTimestamp(1) == null ? null : rs.getTimestamp(1).getTime();
-        } catch (SQLException | RuntimeException e) {
-            return null;
         }
     }
 }

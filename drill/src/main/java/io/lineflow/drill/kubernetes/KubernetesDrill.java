@@ -10,7 +10,6 @@ import io.lineflow.drill.core.TableCheck;
 import io.lineflow.drill.core.Timeline;
 import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.recount.WindowRecount;
-import io.lineflow.rules.recount.WindowRecount.Row;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.ExpectedWindows;
 
@@ -193,12 +192,12 @@ public final class KubernetesDrill {
         long produced = System.currentTimeMillis();
         sent.addAll(ExpectedWindows.inputs(input, produced));
         input.rejections.forEach((reason, n) -> rejections.merge(reason, n, Long::sum));
-        Map<String, Row> expected = TableCheck.expected(sent);
-        Map<String, Row> actual = TableCheck.awaitTable(db, expected, Duration.ofMinutes(5));
-        TableCheck.verify(db, rejections, expected, actual, result, reported);
+        TableCheck.Expectation expected = new TableCheck.Expectation(TableCheck.expected(sent), rejections);
+        TableCheck.Observed observed = TableCheck.await(db, expected, Duration.ofMinutes(5));
+        TableCheck.verify(observed, result, reported);
         log(
-                "%s: table settled %s after the last record",
-                scenario.id(), DrillReport.seconds(System.currentTimeMillis() - produced));
+                "%s: tables read %s after the last record: %s",
+                scenario.id(), DrillReport.seconds(System.currentTimeMillis() - produced), observed.waited());
         if (!scenario.isControl()) {
             reconcilerHealthy(result);
         }

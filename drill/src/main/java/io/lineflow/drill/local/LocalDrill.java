@@ -7,7 +7,6 @@ import io.lineflow.drill.core.TableCheck;
 import io.lineflow.drill.core.Timeline;
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.schema.Schema;
-import io.lineflow.rules.recount.WindowRecount.Row;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.ExpectedWindows;
@@ -251,9 +250,11 @@ public final class LocalDrill {
             throw new IllegalStateException("Kafka did not accept " + rejectedByKafka.get()
                     + " input records: the expected table is not what was sent");
         }
-        Map<String, Row> expected = TableCheck.expected(ExpectedWindows.inputs(input, System.currentTimeMillis()));
-        Map<String, Row> actual = TableCheck.awaitTable(backend.database(), expected, Duration.ofMinutes(4));
-        TableCheck.verify(backend.database(), input.rejections, expected, actual, result, new HashSet<>());
+        TableCheck.Expectation expected = new TableCheck.Expectation(
+                TableCheck.expected(ExpectedWindows.inputs(input, System.currentTimeMillis())), input.rejections);
+        TableCheck.Observed observed = TableCheck.await(backend.database(), expected, Duration.ofMinutes(4));
+        log.accept("  verifier: " + observed.waited());
+        TableCheck.verify(observed, result, new HashSet<>());
     }
 
     private static void deleteRecursively(Path dir) throws IOException {
