@@ -6,6 +6,8 @@
 #
 # Usage: scripts/test-tools.sh
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 want=()
 for pair in promtool:prometheus shellcheck:shellcheck; do
@@ -14,10 +16,9 @@ for pair in promtool:prometheus shellcheck:shellcheck; do
 done
 [[ ${#want[@]} == 0 ]] && exit 0
 
-die() { echo "test-tools: $*" >&2; exit 1; }
 [[ "$(id -u)" == 0 ]] || die "missing ${want[*]}: run \`sudo apt-get install ${want[*]}\` (or make test-tools as root)"
 command -v apt-get >/dev/null || die "missing ${want[*]}, and there is no apt-get to install them (Debian/Ubuntu needed)"
-echo "test-tools: installing ${want[*]} with apt-get" >&2
+log "installing ${want[*]} with apt-get"
 # A fresh machine's package lists may be missing or old: update them only when the install fails.
 if ! DEBIAN_FRONTEND=noninteractive timeout 600 apt-get -qq install -y --no-install-recommends "${want[@]}" >/dev/null; then
   timeout 300 apt-get -qq update || die "apt-get update failed or took over 5 minutes"

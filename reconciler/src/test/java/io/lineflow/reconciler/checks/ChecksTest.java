@@ -42,7 +42,7 @@ import java.util.Map;
 import java.util.Set;
 
 /** Each runtime check with a fixed clock, healthy and unhealthy, and the evaluator that joins them. */
-class RuntimeChecksTest {
+class ChecksTest {
 
     private static final Check JOB_STATE = new JobStateCheck();
     private static final Check RESTARTS = new RestartCheck();
