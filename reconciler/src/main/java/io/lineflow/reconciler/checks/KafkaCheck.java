@@ -44,11 +44,10 @@ public final class KafkaCheck implements Check {
         Instant latest = job == null || job.checkpoints() == null
                 ? null
                 : job.checkpoints().latestCompletedAt();
-        Duration checkpointAge = latest != null
-                ? Duration.between(latest, clock.instant())
-                : CheckpointCheck.staleWindow(o).orElse(Duration.ZERO);
         Duration stale = CheckpointCheck.staleWindow(o).orElse(Duration.ZERO);
-        // A checkpoint may be as old as the stale window before anyone notices, so take the larger.
+        // A checkpoint may be as old as the stale window before anyone notices, so take the larger
+        // (with none completed yet, the stale window is all there is).
+        Duration checkpointAge = latest == null ? Duration.ZERO : Duration.between(latest, clock.instant());
         Duration age = checkpointAge.compareTo(stale) >= 0 ? checkpointAge : stale;
         Duration required =
                 age.plus(conf.get(RETENTION_DETECTION_ALLOWANCE)).plus(conf.get(RETENTION_RECOVERY_ALLOWANCE));
