@@ -2,6 +2,7 @@ package io.lineflow.reconciler;
 
 import static io.lineflow.reconciler.ReconcilerOptions.HISTORY_RETENTION;
 import static io.lineflow.reconciler.ReconcilerOptions.HTTP_PORT;
+import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_SECURITY_PROTOCOL;
 import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_TIMEOUT;
 import static io.lineflow.reconciler.ReconcilerOptions.REST_TIMEOUT;
 
@@ -91,7 +92,8 @@ public final class Main {
         KubernetesClient client = OperatorClient.create();
         EventPublisher events = new EventPublisher(client, conf, clock);
         Metrics metrics = new Metrics(conf, clock);
-        AdminKafkaObserver kafka = new AdminKafkaObserver(conf.get(KAFKA_TIMEOUT), clock);
+        AdminKafkaObserver kafka =
+                new AdminKafkaObserver(conf.get(KAFKA_TIMEOUT), conf.get(KAFKA_SECURITY_PROTOCOL), clock);
         Reconciler reconciler = new Reconciler(
                 conf,
                 new DeploymentObserver(conf, new HttpFlinkRestClient(conf.get(REST_TIMEOUT)), kafka, clock),

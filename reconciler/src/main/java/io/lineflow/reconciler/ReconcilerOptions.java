@@ -3,6 +3,7 @@ package io.lineflow.reconciler;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -70,6 +71,17 @@ public final class ReconcilerOptions {
             .stringType()
             .defaultValue("kafka:9092")
             .withDescription("Default bootstrap servers; annotation lineflow.io/kafka-bootstrap overrides it.");
+
+    // An enum option: Flink parses it (case-insensitively) and fromMap reports a value outside the
+    // enum with this description, which lists Kafka's own names, so the list cannot go stale.
+    public static final ConfigOption<SecurityProtocol> KAFKA_SECURITY_PROTOCOL = ConfigOptions.key(
+                    PREFIX + "kafka.security-protocol")
+            .enumType(SecurityProtocol.class)
+            .defaultValue(SecurityProtocol.PLAINTEXT)
+            .withDescription("Kafka's security.protocol for every admin connection, one of "
+                    + String.join(", ", SecurityProtocol.names())
+                    + ". SSL trusts the JVM's default truststore (cacerts);"
+                    + " no setting passes SASL credentials yet.");
 
     public static final ConfigOption<String> KAFKA_TOPIC = ConfigOptions.key(PREFIX + "kafka.topic")
             .stringType()

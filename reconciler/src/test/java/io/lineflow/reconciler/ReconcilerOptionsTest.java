@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.apache.flink.configuration.Configuration;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -45,6 +46,28 @@ class ReconcilerOptionsTest {
                 .hasMessageContaining("lineflow.reconciler.restart-loop.threshold")
                 .hasMessageContaining("many")
                 .hasMessageContaining("Restarts within the window");
+    }
+
+    @Test
+    void securityProtocolDefaultsToPlaintextAndTakesKafkasNamesFromEnvOrSet() {
+        assertThat(ReconcilerOptions.fromMap(Map.of()).get(ReconcilerOptions.KAFKA_SECURITY_PROTOCOL))
+                .isEqualTo(SecurityProtocol.PLAINTEXT);
+        assertThat(ReconcilerOptions.fromMap(Main.fromEnv(Map.of("LINEFLOW_RECONCILER_KAFKA_SECURITY_PROTOCOL", "SSL")))
+                        .get(ReconcilerOptions.KAFKA_SECURITY_PROTOCOL))
+                .isEqualTo(SecurityProtocol.SSL);
+        assertThat(ReconcilerOptions.fromMap(Map.of("kafka.security-protocol", "SASL_SSL"))
+                        .get(ReconcilerOptions.KAFKA_SECURITY_PROTOCOL))
+                .isEqualTo(SecurityProtocol.SASL_SSL);
+    }
+
+    @Test
+    void unknownSecurityProtocolFailsWithKeyValueAndKafkasProtocols() {
+        // "TLS" is what people write; Kafka calls it SSL.
+        assertThatThrownBy(() -> ReconcilerOptions.fromMap(Map.of("kafka.security-protocol", "TLS")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lineflow.reconciler.kafka.security-protocol")
+                .hasMessageContaining("'TLS'")
+                .hasMessageContaining(String.join(", ", SecurityProtocol.names()));
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.lineflow.reconciler.cli;
 import static io.lineflow.reconciler.ReconcilerOptions.CHECK_SAMPLE_GAP;
 import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_ENABLED;
 import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_GROUP;
+import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_SECURITY_PROTOCOL;
 import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_TIMEOUT;
 import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_TOPIC;
 import static io.lineflow.reconciler.ReconcilerOptions.REST_TIMEOUT;
@@ -60,7 +61,7 @@ public final class CheckCommand {
             Clock clock = Clock.systemUTC();
             return new Deps(
                     new HttpFlinkRestClient(conf.get(REST_TIMEOUT)),
-                    new AdminKafkaObserver(conf.get(KAFKA_TIMEOUT), clock),
+                    new AdminKafkaObserver(conf.get(KAFKA_TIMEOUT), conf.get(KAFKA_SECURITY_PROTOCOL), clock),
                     OperatorClient::create,
                     clock);
         }

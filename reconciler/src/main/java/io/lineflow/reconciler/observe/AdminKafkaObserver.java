@@ -2,6 +2,7 @@ package io.lineflow.reconciler.observe;
 
 import io.lineflow.reconciler.model.KafkaObservation;
 
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -12,6 +13,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -28,11 +30,13 @@ import java.util.concurrent.TimeoutException;
 public final class AdminKafkaObserver implements KafkaObserver {
 
     private final Duration timeout;
+    private final SecurityProtocol securityProtocol;
     private final Clock clock;
     private final Map<String, Admin> admins = new ConcurrentHashMap<>();
 
-    public AdminKafkaObserver(Duration timeout, Clock clock) {
+    public AdminKafkaObserver(Duration timeout, SecurityProtocol securityProtocol, Clock clock) {
         this.timeout = timeout;
+        this.securityProtocol = securityProtocol;
         this.clock = clock;
     }
 
@@ -115,12 +119,18 @@ public final class AdminKafkaObserver implements KafkaObserver {
     }
 
     private Admin create(String bootstrap) {
+        return Admin.create(adminProperties(bootstrap, timeout, securityProtocol));
+    }
+
+    /** The Admin client's settings; apart from {@link #create} so that tests need no broker. */
+    static Properties adminProperties(String bootstrap, Duration timeout, SecurityProtocol securityProtocol) {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, "lineflow-reconciler");
-        return Admin.create(p);
+        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, securityProtocol.name);
+        return p;
     }
 
     @Override

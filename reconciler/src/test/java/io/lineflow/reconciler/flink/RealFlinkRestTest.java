@@ -76,7 +76,9 @@ class RealFlinkRestTest {
     private static MiniCluster withDir;
     private static MiniCluster heapOnly;
     private static final List<JobID> running = new ArrayList<>();
-    private final AdminKafkaObserver topic = new AdminKafkaObserver(Duration.ofSeconds(10), Clock.systemUTC());
+    // The option's default against this plaintext broker: what an unconfigured reconciler does.
+    private final AdminKafkaObserver topic = new AdminKafkaObserver(
+            Duration.ofSeconds(10), ReconcilerOptions.KAFKA_SECURITY_PROTOCOL.defaultValue(), Clock.systemUTC());
     private final HttpFlinkRestClient rest = new HttpFlinkRestClient(Duration.ofSeconds(5));
     private final org.apache.flink.configuration.Configuration options =
             ReconcilerOptions.fromMap(Map.of(ReconcilerOptions.DUPLICATE_MIN_SPAN.key(), "10 s"));
