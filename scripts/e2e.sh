@@ -118,7 +118,6 @@ undeploy_all() {
   "${KUBECTL[@]}" -n "$NS" delete configmap lineflow-lineflow-health --ignore-not-found >/dev/null
   await 300 "undeploy to leave nothing of lineflow in $NS" nothing_left
   "${KUBECTL[@]}" -n "$NS" delete secret lineflow-db --ignore-not-found >/dev/null
-  "${KUBECTL[@]}" delete pv lineflow-e2e-flink-state --ignore-not-found >/dev/null
 }
 left() {
   "${KUBECTL[@]}" -n "$NS" get flinkdeployments,deployments,pods,services,jobs,configmaps,pvc -o name \
@@ -132,22 +131,11 @@ fi
 "${KUBECTL[@]}" create namespace "$NS" --dry-run=client -o yaml | "${KUBECTL[@]}" apply -f - >/dev/null
 "${KUBECTL[@]}" -n "$NS" create secret generic lineflow-db --from-file=password="$RUN/db-password" \
   --dry-run=client -o yaml | "${KUBECTL[@]}" apply -f - >/dev/null
-# The node's storage, as a cluster admin would provide it: a hostPath PersistentVolume for the
-# pvc-storage component's claim, emptied first so no earlier run's checkpoints are restored.
-rm -rf "$RUN/flink-state" && mkdir -p "$RUN/flink-state" && chown 9999:9999 "$RUN/flink-state"
-"${KUBECTL[@]}" delete pv lineflow-e2e-flink-state --ignore-not-found >/dev/null
-"${KUBECTL[@]}" apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: PersistentVolume
-metadata:
-  name: lineflow-e2e-flink-state
-spec:
-  capacity: {storage: 1Gi}
-  accessModes: ["ReadWriteMany"]
-  persistentVolumeReclaimPolicy: Retain
-  claimRef: {namespace: $NS, name: lineflow-flink-state}
-  hostPath: {path: "$RUN/flink-state", type: Directory}
-YAML
+# The production overlay's PodMonitors and PrometheusRule need the Prometheus Operator's CRDs:
+# stand-ins (the real ones are in no package this machine can reach; see the files' comment).
+"${KUBECTL[@]}" apply -f k8s-it/src/test/resources/crds/ >/dev/null
+"${KUBECTL[@]}" wait --for=condition=Established --timeout=60s \
+  crd/podmonitors.monitoring.coreos.com crd/prometheusrules.monitoring.coreos.com >/dev/null
 "$MAKE" --no-print-directory deploy ENV=e2e KUBECTL="${KUBECTL[0]}"
 
 phase running
@@ -185,7 +173,7 @@ java -cp "$DRILL_CP" io.lineflow.drill.KubernetesE2e verify \
   --bootstrap "$BRIDGE_IP:$KAFKA_PORT" --jdbc-url "jdbc:postgresql://$BRIDGE_IP:$PG_PORT/lineflow" \
   --namespace "$NS" --operator-namespace "$OPERATOR_NS" --kubectl "${KUBECTL[0]}" \
   --overlay "$ROOT/kustomize/overlays/e2e" --work "$RUN" --services "http://127.0.0.1:$CONTROL_PORT" \
-  --cluster-script "$ROOT/scripts/e2e-cluster.sh" --scenarios "$E2E_SCENARIOS" --report "$RUN/report" $E2E_ARGS \
+  --cluster-script "$ROOT/scripts/e2e-cluster.sh" --containerd-socket "$CONTAINERD_SOCK" --scenarios "$E2E_SCENARIOS" --report "$RUN/report" $E2E_ARGS \
   || die "the drill failed: a scenario's table is not exact, a control was not caught or the reconciler did not recover (report in $RUN/report)"
 
 if "${KUBECTL[@]}" get events -A --field-selector reason=ValidationError -o name | grep -q .; then

@@ -95,13 +95,17 @@ class RenderedOutputTest {
     }
 
     @Test
-    void prodRunsTwoJobManagersOnRocksDb() {
+    void prodRunsTwoJobManagersOnRocksDbWithTheReconciler() {
         Rendered r = Rendered.kustomize(Repo.overlay("prod"));
         assertThat(flink(r).at("/spec/jobManager/replicas").asInt()).isEqualTo(2);
         assertThat(conf(r).path("state.backend.type").asText()).isEqualTo("rocksdb");
         assertThat(conf(r).path("state.backend.incremental").asText()).isEqualTo("true");
         assertThat(conf(r).path("state.checkpoints.dir").asText()).startsWith("s3://");
-        assertThat(r.ofKind("PodMonitor")).hasSize(1);
+        assertThat(r.ofKind("PodMonitor"))
+                .extracting(Rendered::id)
+                .containsExactlyInAnyOrder("PodMonitor/lineflow-flink", "PodMonitor/lineflow-reconciler");
+        assertThat(r.named("Deployment", "lineflow-reconciler")).isPresent();
+        assertThat(r.ofKind("PrometheusRule")).hasSize(1);
     }
 
     @Test
@@ -190,7 +194,7 @@ class RenderedOutputTest {
     @Test
     void podMonitorSelectsFlinkPodsOnTheReporterPort() {
         Rendered r = Rendered.kustomize(Repo.overlay("prod"));
-        ObjectNode pm = r.one("PodMonitor");
+        ObjectNode pm = r.named("PodMonitor", "lineflow-flink").orElseThrow();
         ObjectNode fd = flink(r);
         JsonNode podLabels = fd.at("/spec/podTemplate/metadata/labels");
         pm.at("/spec/selector/matchLabels")

@@ -35,7 +35,7 @@ import java.util.Map;
  *     CIDR only; the topic created. Faults are asked for on 127.0.0.1:P (POST /kafka/restart,
  *     /postgres/stop, /postgres/start). Prints "e2e services ready" and runs until terminated.
  * verify --bootstrap H:P --jdbc-url URL --namespace NS --operator-namespace NS --kubectl PATH
- *        --overlay DIR --work DIR --services URL --cluster-script PATH
+ *        --overlay DIR --work DIR --services URL --cluster-script PATH --containerd-socket PATH
  *        [--scenarios steady|all|faults|ID,…] [--topic T] [--partitions N] [--devices N]
  *        [--windows N] [--pieces K] [--time-per-window D] [--report DIR]
  *     Runs the scenarios one after another on the deployed job (see KubernetesScenario), each with
@@ -81,6 +81,7 @@ public final class KubernetesE2e {
                                         "work",
                                         "services",
                                         "cluster-script",
+                                        "containerd-socket",
                                         "scenarios",
                                         "topic",
                                         "partitions",
@@ -216,7 +217,8 @@ public final class KubernetesE2e {
                 Path.of(required(o, "overlay")),
                 Path.of(required(o, "work")),
                 URI.create(required(o, "services")),
-                required(o, "cluster-script"));
+                required(o, "cluster-script"),
+                required(o, "containerd-socket"));
         List<ScenarioResult> results = new KubernetesDrill(
                         settings, () -> DriverManager.getConnection(url, USER, password))
                 .run(o.getOrDefault("scenarios", "steady"));

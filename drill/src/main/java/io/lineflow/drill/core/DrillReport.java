@@ -24,14 +24,15 @@ public final class DrillReport {
     public static String summary(List<ScenarioResult> results) {
         StringBuilder b = new StringBuilder();
         b.append(String.format(
-                "%n%-34s %-30s %9s %10s %12s %s%n",
-                "scenario", "verdict", "rows", "→RUNNING", "output gap", "discrepancies"));
+                "%n%-34s %-30s %9s %9s %10s %12s %s%n",
+                "scenario", "verdict", "rows", "→leader", "→RUNNING", "output gap", "discrepancies"));
         for (ScenarioResult r : results) {
             b.append(String.format(
-                    "%-34s %-30s %9s %10s %12s %s%n",
+                    "%-34s %-30s %9s %9s %10s %12s %s%n",
                     r.scenario.name(),
                     r.verdict(),
                     r.rowsActual + "/" + r.rowsExpected,
+                    r.leaderMillis == null ? "—" : seconds(r.leaderMillis),
                     r.recoveryMillis == null ? "no stop" : seconds(r.recoveryMillis),
                     r.outputGapMillis == null ? "—" : seconds(r.outputGapMillis),
                     r.error != null
@@ -82,7 +83,7 @@ public final class DrillReport {
                 .append(esc(backend))
                 .append("</p><table><tr><th>scenario</th><th>verdict</th><th>rows (actual/expected)</th>")
                 .append(
-                        "<th>injection → RUNNING</th><th>injection → first new row</th><th>rejected events</th><th>took</th></tr>");
+                        "<th>injection → new leader</th><th>injection → RUNNING</th><th>injection → first new row</th><th>rejected events</th><th>took</th></tr>");
         for (ScenarioResult r : results) {
             h.append("<tr><td><a href=\"#")
                     .append(anchor(r))
@@ -98,6 +99,9 @@ public final class DrillReport {
                     .append(r.rowsActual)
                     .append(" / ")
                     .append(r.rowsExpected)
+                    .append("</td>")
+                    .append("<td>")
+                    .append(r.leaderMillis == null ? "—" : seconds(r.leaderMillis))
                     .append("</td>")
                     .append("<td>")
                     .append(r.recoveryMillis == null ? "did not stop" : seconds(r.recoveryMillis))

@@ -18,6 +18,18 @@ public enum Fault {
     FULL_RESTART("full-restart", Backend.Kind.LOCAL),
     /** The JobManager pod deleted: its Deployment starts a new one, Kubernetes HA restores the job. */
     JM_POD_DELETE("jm-pod-delete", Backend.Kind.KUBERNETES),
+    /**
+     * The leading JobManager's pod deleted while a standby runs: the standby takes over, the
+     * Deployment starts a new standby; afterwards no source may read its input twice.
+     */
+    JM_LEADER_DELETE("jm-leader-delete", Backend.Kind.KUBERNETES),
+    /**
+     * {@code kill -9} of the leading JobManager's JVM (through containerd): no leadership is
+     * handed over, the standby waits for the lease to expire; the kubelet restarts the container.
+     */
+    JM_LEADER_KILL("jm-leader-kill", Backend.Kind.KUBERNETES),
+    /** The standby JobManager's pod deleted: the job must not notice. */
+    JM_STANDBY_DELETE("jm-standby-delete", Backend.Kind.KUBERNETES),
     /** {@code kill 1} in the JobManager container: the kubelet restarts it in the same pod. */
     JM_KILL("jm-kill", Backend.Kind.KUBERNETES),
     /** A TaskManager pod force-deleted: the JobManager asks for a new one and restores the job. */

@@ -22,6 +22,8 @@ public final class ScenarioResult {
     public Long recoveryMillis;
     /** Injection → the first window row written after it. */
     public Long outputGapMillis;
+    /** Injection → a new JobManager leader (Kubernetes HA's lock changed hands); null if it did not. */
+    public volatile Long leaderMillis;
 
     /** Pieces per window start (all devices), as expected and as found in the table. */
     public final Map<Long, Long> piecesExpected = new TreeMap<>();

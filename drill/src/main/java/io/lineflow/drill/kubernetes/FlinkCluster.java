@@ -23,6 +23,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -40,6 +42,17 @@ final class FlinkCluster {
     static final String HEALTH = "lineflow-lineflow-health";
 
     static final String STATUS_ANNOTATION = "lineflow.io/status";
+
+    /**
+     * Kubernetes HA's ConfigMap of the cluster: the leader election's lock (an annotation naming
+     * the holder, a fresh id per JobManager process) and each leading component's address.
+     */
+    static final String HA_CONFIG_MAP = NAME + "-cluster-config-map";
+
+    private static final String LOCK_ANNOTATION = "control-plane.alpha.kubernetes.io/leader";
+    private static final Pattern HOLDER = Pattern.compile("\"holderIdentity\"\\s*:\\s*\"([^\"]*)\"");
+    private static final String LEADER_KEY_PREFIX = "org.apache.flink.k8s.leader.";
+    private static final Pattern ADDRESS = Pattern.compile("(\\d{1,3}(?:\\.\\d{1,3}){3})");
 
     private final KubernetesClient client;
     private final String namespace;
@@ -155,6 +168,66 @@ final class FlinkCluster {
         return pods(labels).orElse(List.of()).stream()
                 .map(p -> p.getSpec().getContainers().get(0).getImage())
                 .collect(Collectors.joining(" "));
+    }
+
+    /**
+     * Who holds the JobManagers' leader election, as its lock records it: an id that changes with
+     * every new leader, also when the same pod's restarted JobManager wins; "" while unknown.
+     */
+    String leaderHolder() {
+        return haConfigMap()
+                .map(c -> c.getMetadata().getAnnotations())
+                .map(a -> a.get(LOCK_ANNOTATION))
+                .map(HOLDER::matcher)
+                .filter(Matcher::find)
+                .map(m -> m.group(1))
+                .orElse("");
+    }
+
+    /**
+     * The JobManager pod that leads: the one whose IP every leading component's address in the HA
+     * ConfigMap names, among the JobManager pods not being deleted; empty while they disagree
+     * (leadership changing hands) or no such pod runs.
+     */
+    Optional<Pod> leader() {
+        List<String> ips = haConfigMap().map(ConfigMap::getData).orElse(Map.of()).entrySet().stream()
+                .filter(e -> e.getKey().startsWith(LEADER_KEY_PREFIX))
+                .map(e -> ADDRESS.matcher(e.getValue()))
+                .map(m -> m.find() ? m.group(1) : "")
+                .distinct()
+                .toList();
+        if (ips.size() != 1 || ips.get(0).isEmpty()) {
+            return Optional.empty();
+        }
+        return jobManagers().stream()
+                .filter(p ->
+                        p.getStatus() != null && ips.get(0).equals(p.getStatus().getPodIP()))
+                .findFirst();
+    }
+
+    /** The JobManager pods that are not being deleted. */
+    List<Pod> jobManagers() {
+        return pods(JM).orElse(List.of()).stream()
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                .toList();
+    }
+
+    /** The id containerd knows the pod's Flink container by ("" before it has started). */
+    static String flinkContainerId(Pod pod) {
+        return pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null
+                ? ""
+                : pod.getStatus().getContainerStatuses().stream()
+                        .filter(c -> "flink-main-container".equals(c.getName()) && c.getContainerID() != null)
+                        .map(c -> c.getContainerID().replaceFirst("^[a-z]+://", ""))
+                        .findFirst()
+                        .orElse("");
+    }
+
+    private Optional<ConfigMap> haConfigMap() {
+        return read(() -> client.configMaps()
+                .inNamespace(namespace)
+                .withName(HA_CONFIG_MAP)
+                .get());
     }
 
     /** Whether an operator pod that is not being deleted is Ready: the new one after a restart. */

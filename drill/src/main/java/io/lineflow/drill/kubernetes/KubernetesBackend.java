@@ -14,6 +14,7 @@ import io.lineflow.drill.core.Services;
 import io.lineflow.drill.core.TableCheck;
 import io.lineflow.testing.Commands;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
 import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
 import org.apache.flink.kubernetes.operator.api.spec.JobState;
@@ -57,6 +58,7 @@ final class KubernetesBackend implements Backend {
     private final TableCheck.Database db;
     private final Overlays overlays;
     private final String clusterScript;
+    private final String containerdSocket;
     private final Holds holds;
     private final Consumer<String> log;
 
@@ -68,6 +70,7 @@ final class KubernetesBackend implements Backend {
             TableCheck.Database db,
             Overlays overlays,
             String clusterScript,
+            String containerdSocket,
             Holds holds,
             Consumer<String> log) {
         this.flink = flink;
@@ -77,6 +80,7 @@ final class KubernetesBackend implements Backend {
         this.db = db;
         this.overlays = overlays;
         this.clusterScript = clusterScript;
+        this.containerdSocket = containerdSocket;
         this.holds = holds;
         this.log = log;
     }
@@ -99,6 +103,43 @@ final class KubernetesBackend implements Backend {
                 log.accept("  "
                         + k8s.run("delete", "pod", "-l", selector(JM), "--wait=false")
                                 .trim());
+                yield null;
+            }
+            case JM_LEADER_DELETE -> {
+                Pod leader = leader();
+                log.accept("  "
+                        + k8s.run("delete", "pod", leader.getMetadata().getName(), "--wait=false")
+                                .trim() + " (the leader; the standby is "
+                        + standby(leader).getMetadata().getName() + ")");
+                yield null;
+            }
+            case JM_LEADER_KILL -> {
+                Pod leader = leader();
+                String container = FlinkCluster.flinkContainerId(leader);
+                Commands.run(
+                        Path.of("."),
+                        Duration.ofSeconds(30),
+                        List.of(
+                                "ctr",
+                                "--address",
+                                containerdSocket,
+                                "-n",
+                                "k8s.io",
+                                "tasks",
+                                "kill",
+                                "--signal",
+                                "SIGKILL",
+                                container));
+                log.accept("  SIGKILL to the JobManager JVM of "
+                        + leader.getMetadata().getName() + " (the leader; the standby is "
+                        + standby(leader).getMetadata().getName() + ")");
+                yield null;
+            }
+            case JM_STANDBY_DELETE -> {
+                Pod standby = standby(leader());
+                log.accept("  "
+                        + k8s.run("delete", "pod", standby.getMetadata().getName(), "--wait=false")
+                                .trim() + " (the standby)");
                 yield null;
             }
             case JM_KILL -> {
@@ -160,6 +201,23 @@ final class KubernetesBackend implements Backend {
                         .trim());
         log.accept("  both gone after " + DrillReport.seconds(System.currentTimeMillis() - asked)
                 + "; the rest of the input follows");
+    }
+
+    /** The leading JobManager's pod; fails when Kubernetes HA names none that runs. */
+    private Pod leader() {
+        return flink.leader()
+                .orElseThrow(() -> new IllegalStateException("no JobManager pod is the leader in ConfigMap "
+                        + FlinkCluster.HA_CONFIG_MAP + " (leader election under way, or HA off?)"));
+    }
+
+    /** A JobManager pod that is not {@code leader}; fails when there is none (one JobManager only?). */
+    private Pod standby(Pod leader) {
+        return flink.jobManagers().stream()
+                .filter(p ->
+                        !p.getMetadata().getUid().equals(leader.getMetadata().getUid()))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no standby JobManager: the leader "
+                        + leader.getMetadata().getName() + " is the only one (spec.jobManager.replicas 1?)"));
     }
 
     private void restartOperator() {

@@ -4,6 +4,7 @@ import static io.lineflow.drill.kubernetes.FlinkCluster.JM;
 
 import io.lineflow.drill.core.Await;
 import io.lineflow.drill.core.DrillReport;
+import io.lineflow.drill.core.Fault;
 import io.lineflow.drill.core.Pause;
 import io.lineflow.drill.core.ScenarioResult;
 import io.lineflow.drill.core.TableCheck;
@@ -55,7 +56,11 @@ public final class KubernetesDrill {
             Path overlay,
             Path work,
             URI services,
-            String clusterScript) {}
+            String clusterScript,
+            String containerdSocket) {}
+
+    /** How long after a leader failover the reconciler must report no duplicate consumption. */
+    private static final Duration DUPLICATE_WATCH = Duration.ofMinutes(5);
 
     private static final Timeline.Pace PACE =
             new Timeline.Pace(Duration.ofSeconds(1), Duration.ofMinutes(8), Duration.ofMinutes(5));
@@ -71,7 +76,8 @@ public final class KubernetesDrill {
 
     private final Map<RejectReason, Long> rejections = new EnumMap<>(RejectReason.class);
     private final Set<String> reported = new HashSet<>();
-    private int scenarios;
+    /** The first window of the next scenario's input. */
+    private long nextStart = TableCheck.T0;
 
     public KubernetesDrill(Settings settings, TableCheck.Database db) {
         this.s = settings;
@@ -87,6 +93,7 @@ public final class KubernetesDrill {
                 db,
                 overlays,
                 settings.clusterScript(),
+                settings.containerdSocket(),
                 KubernetesBackend.Holds.DRILL,
                 System.out::println);
     }
@@ -123,11 +130,14 @@ public final class KubernetesDrill {
     }
 
     private void produceAndInject(KubernetesScenario scenario, ScenarioResult result) throws Exception {
-        // Each scenario its own windows, after the previous scenario's watermark ticks.
-        long start = TableCheck.T0 + (long) scenarios++ * (s.windows() + 4) * TableCheck.WINDOW;
-        DeterministicInput input = DeterministicInput.generate(
-                s.devices(), s.windows(), s.pieces(), TableCheck.WINDOW, start, s.partitions());
-        input.addWatermarkTicks(start + (s.windows() + 1) * TableCheck.WINDOW + TableCheck.WINDOW / 2);
+        // Each scenario its own windows, after the previous scenario's watermark ticks. A leader
+        // failover is struck as early as usual, and the input goes on for the duplicate watch.
+        int windows = s.windows() + (scenario.fault() == Fault.JM_LEADER_DELETE ? watchWindows() : 0);
+        long start = nextStart;
+        nextStart += (long) (windows + 4) * TableCheck.WINDOW;
+        DeterministicInput input =
+                DeterministicInput.generate(s.devices(), windows, s.pieces(), TableCheck.WINDOW, start, s.partitions());
+        input.addWatermarkTicks(start + (windows + 1) * TableCheck.WINDOW + TableCheck.WINDOW / 2);
         boolean injects = scenario.scenario().injects();
         // Halfway through the middle window, not at a window boundary: the window being counted
         // when the fault strikes is half read, so a job that loses its state cannot hide it (a
@@ -142,13 +152,13 @@ public final class KubernetesDrill {
         AtomicLong rejectedByKafka = new AtomicLong();
         log(
                 "%s: producing %d records over %d s",
-                scenario.id(), input.records.size(), s.windows() * s.millisPerWindow() / 1000);
+                scenario.id(), input.records.size(), windows * s.millisPerWindow() / 1000);
         Thread producer = new Thread(
                 () -> TableCheck.produce(
                         s.bootstrap(),
                         s.topic(),
                         input,
-                        s.windows() * s.millisPerWindow(),
+                        windows * s.millisPerWindow(),
                         injectIndex,
                         atInjection,
                         resume,
@@ -160,7 +170,9 @@ public final class KubernetesDrill {
             try {
                 String jmBefore = flink.podUids(JM);
                 String jobBefore = flink.jobId();
+                String holderBefore = flink.leaderHolder();
                 long injectedAt = System.currentTimeMillis();
+                Thread leadership = watchLeadership(holderBefore, injectedAt, result);
                 Long recoveredAt;
                 try {
                     recoveredAt = inject(scenario);
@@ -168,6 +180,13 @@ public final class KubernetesDrill {
                     resume.countDown();
                 }
                 Timeline.measure(backend, PACE, injectedAt, recoveredAt, result);
+                leadership.interrupt();
+                leadership.join();
+                if (result.leaderMillis != null) {
+                    log(
+                            "%s: a new JobManager leader after %s",
+                            scenario.id(), DrillReport.seconds(result.leaderMillis));
+                }
                 log(
                         "%s: operator status RUNNING again after %s, first new window row after %s",
                         scenario.id(),
@@ -176,7 +195,7 @@ public final class KubernetesDrill {
                                 : DrillReport.seconds(result.recoveryMillis),
                         result.outputGapMillis == null ? "—" : DrillReport.seconds(result.outputGapMillis));
                 if (scenario.fault() != null) {
-                    afterRecovery(scenario, result, jmBefore, jobBefore);
+                    afterRecovery(scenario, result, jmBefore, jobBefore, holderBefore, injectedAt);
                 }
             } catch (RuntimeException e) {
                 // The input is in Kafka all the same: the table is still checked, so that the
@@ -205,6 +224,37 @@ public final class KubernetesDrill {
         result.problems.stream().limit(20).forEach(p -> System.out.println("  " + p));
     }
 
+    /** The input's windows that span the duplicate watch, at the drill's pace. */
+    private int watchWindows() {
+        return (int) ((DUPLICATE_WATCH.toMillis() + s.millisPerWindow() - 1) / s.millisPerWindow());
+    }
+
+    /**
+     * Notes in {@code result} when the JobManagers' leader election lock names a holder other
+     * than {@code before}: a new leader, also the same pod's restarted JobManager.
+     */
+    private Thread watchLeadership(String before, long injectedAt, ScenarioResult result) {
+        Thread t = new Thread(
+                () -> {
+                    while (!Thread.currentThread().isInterrupted()) {
+                        String holder = flink.leaderHolder();
+                        if (!holder.isEmpty() && !holder.equals(before)) {
+                            result.leaderMillis = System.currentTimeMillis() - injectedAt;
+                            return;
+                        }
+                        try {
+                            Thread.sleep(500);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                },
+                "e2e-leadership");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
     /** Strikes the scenario's fault; the no-checkpoints control loses both pods its own way. */
     private Long inject(KubernetesScenario scenario) throws Exception {
         if (scenario.fault() == null) {
@@ -218,8 +268,35 @@ public final class KubernetesDrill {
      * Checks that the fault did what it claims: the operator's restart left the job alone, an
      * upgrade runs the new image at the new parallelism.
      */
-    private void afterRecovery(KubernetesScenario scenario, ScenarioResult result, String jmBefore, String jobBefore) {
+    private void afterRecovery(
+            KubernetesScenario scenario,
+            ScenarioResult result,
+            String jmBefore,
+            String jobBefore,
+            String holderBefore,
+            long injectedAt) {
         switch (scenario.fault()) {
+            case JM_LEADER_DELETE, JM_LEADER_KILL -> {
+                if (result.leaderMillis == null) {
+                    result.problems.add("LEADER no new JobManager leader after the leader's " + scenario.id());
+                }
+                if (scenario.fault() == Fault.JM_LEADER_DELETE) {
+                    DuplicateWatch.Seen seen = new DuplicateWatch(flink)
+                            .watch(
+                                    injectedAt + DUPLICATE_WATCH.toMillis(),
+                                    Duration.ofSeconds(10),
+                                    System.out::println);
+                    seen.problem().ifPresent(result.problems::add);
+                }
+            }
+            case JM_STANDBY_DELETE -> {
+                if (result.recoveryMillis != null) {
+                    result.problems.add("JOB deleting the standby JobManager interrupted the job");
+                }
+                if (!flink.leaderHolder().equals(holderBefore) || !flink.jobId().equals(jobBefore)) {
+                    result.problems.add("JOB deleting the standby JobManager changed the leader or the job");
+                }
+            }
             case OPERATOR_RESTART -> {
                 if (result.recoveryMillis != null) {
                     result.problems.add("JOB the operator's restart interrupted the job");

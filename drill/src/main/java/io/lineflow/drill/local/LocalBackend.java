@@ -134,6 +134,9 @@ final class LocalBackend implements Backend {
                 yield null;
             }
             case JM_POD_DELETE,
+                    JM_LEADER_DELETE,
+                    JM_LEADER_KILL,
+                    JM_STANDBY_DELETE,
                     JM_KILL,
                     TM_POD_KILL,
                     OPERATOR_RESTART,

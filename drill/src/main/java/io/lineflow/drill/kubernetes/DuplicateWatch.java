@@ -1,0 +1,126 @@
+package io.lineflow.drill.kubernetes;
+
+import io.lineflow.drill.core.DrillReport;
+import io.lineflow.drill.core.Pause;
+
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The incident lineflow exists for, watched: after a JobManager failover, every new message read
+ * twice while the UI looks healthy. The in-cluster reconciler's own scrape endpoint is read, as
+ * Prometheus would, for as long as the drill produces: each pass's duplicate ratio (the sources'
+ * records per second over the topic's) and any DUPLICATE_CONSUMPTION finding. A watch in which the
+ * reconciler never measured a ratio proves nothing and says so.
+ */
+final class DuplicateWatch {
+    /** The reconciler's pods, and the port its Service names {@code http}. */
+    static final Map<String, String> RECONCILER = Map.of("app.kubernetes.io/name", "lineflow-reconciler");
+
+    private static final int METRICS_PORT = 8080;
+    private static final Pattern RATIO =
+            Pattern.compile("(?m)^lineflow_reconciler_duplicate_ratio\\{[^}]*name=\"lineflow\"[^}]*\\} (\\S+)$");
+    private static final Pattern FINDING =
+            Pattern.compile("(?m)^lineflow_reconciler_finding\\{[^}]*code=\"DUPLICATE_CONSUMPTION\"[^}]*\\} 1");
+    /** Passes that measured a ratio, at the least, before the watch counts as having looked. */
+    private static final int MIN_MEASURED = 3;
+
+    /**
+     * What the watch saw.
+     *
+     * @param scrapes answered scrapes
+     * @param ratios the duplicate ratio of each scrape that had one
+     * @param findings scrapes that reported DUPLICATE_CONSUMPTION
+     */
+    record Seen(int scrapes, List<Double> ratios, int findings) {
+        /** What is wrong with it, or empty: a finding, or too few ratios to have looked at all. */
+        Optional<String> problem() {
+            if (findings > 0) {
+                return Optional.of("DUPLICATES the reconciler reported DUPLICATE_CONSUMPTION in " + findings + " of "
+                        + scrapes + " scrapes after the failover (ratios " + ratios + ")");
+            }
+            if (ratios.size() < MIN_MEASURED) {
+                return Optional.of("DUPLICATES the reconciler measured the duplicate ratio in only " + ratios.size()
+                        + " of " + scrapes + " scrapes; at least " + MIN_MEASURED + " are needed to say none");
+            }
+            return Optional.empty();
+        }
+
+        double max() {
+            return ratios.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        }
+    }
+
+    private final FlinkCluster flink;
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    DuplicateWatch(FlinkCluster flink) {
+        this.flink = flink;
+    }
+
+    /** Scrapes the reconciler every {@code every} until {@code untilMillis}, logging each ratio. */
+    Seen watch(long untilMillis, Duration every, Consumer<String> log) {
+        long began = System.currentTimeMillis();
+        int scrapes = 0;
+        int findings = 0;
+        List<Double> ratios = new ArrayList<>();
+        while (System.currentTimeMillis() < untilMillis) {
+            Optional<String> text = scrape();
+            if (text.isPresent()) {
+                scrapes++;
+                Matcher m = RATIO.matcher(text.get());
+                if (m.find()) {
+                    ratios.add(Double.parseDouble(m.group(1)));
+                }
+                if (FINDING.matcher(text.get()).find()) {
+                    findings++;
+                }
+            }
+            Pause.sleep(Math.min(every.toMillis(), Math.max(0, untilMillis - System.currentTimeMillis())));
+        }
+        Seen seen = new Seen(scrapes, ratios, findings);
+        log.accept("  the reconciler over " + DrillReport.seconds(System.currentTimeMillis() - began) + ": " + scrapes
+                + " scrapes, duplicate ratio " + ratios + ", DUPLICATE_CONSUMPTION in " + findings);
+        return seen;
+    }
+
+    /** The reconciler's exposition, from its running pod's address; empty when it does not answer. */
+    private Optional<String> scrape() {
+        Optional<String> ip = flink.pods(RECONCILER).orElse(List.of()).stream()
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                .map(Pod::getStatus)
+                .filter(s -> s != null && s.getPodIP() != null)
+                .map(s -> s.getPodIP())
+                .findFirst();
+        if (ip.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create("http://" + ip.get() + ":" + METRICS_PORT + "/metrics"))
+                            .timeout(Duration.ofSeconds(10))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? Optional.of(r.body()) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+}
