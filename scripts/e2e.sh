@@ -6,7 +6,8 @@
 #   images      the stand-in Flink base, the job, reconciler and operator images (Jib tars),
 #               imported into the node's containerd
 #   operator    the operator from its source release's chart (make operator-install)
-#   services    real Kafka and PostgreSQL on the host, on the node's bridge address
+#   services    real Kafka, PostgreSQL and an S3 server (S3Proxy) on the host, on the node's
+#               bridge address
 #   deploy      `make deploy ENV=e2e` exactly as a user runs it (schema migration Job included)
 #   running     until the operator reports the JobManager READY and the job RUNNING
 #   verify      the drill's scenarios (E2E_SCENARIOS, default `steady`), each with the drill's
@@ -30,6 +31,7 @@ NS=lineflow-e2e
 OPERATOR_NS="$(sed -n 's/^OPERATOR_NAMESPACE=//p' operator-config/chart.env)"
 KAFKA_PORT=19092
 PG_PORT=15432
+S3_PORT=19000
 CONTROL_PORT=19099
 MAKE="${MAKE:-make}"
 read -r -a MVN <<< "${MVN:-mvn -B -ntp}"
@@ -68,7 +70,9 @@ stop_services() {
   if [[ -n "$pid" ]] && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q KubernetesE2e; then
     kill "$pid" 2>/dev/null || true
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    kill -9 "$pid" 2>/dev/null || true
+    # Its process group (setsid below): with it the S3 server it started, which a kill -9 of the
+    # services process alone would leave holding its port (PostgreSQL has a session of its own).
+    kill -9 -- "-$pid" 2>/dev/null || true
   fi
   rm -f "$RUN/services.pid"
 }
@@ -87,25 +91,32 @@ phase images
 phase operator
 "$MAKE" --no-print-directory operator-install ENV=e2e
 
-# --- Kafka and PostgreSQL on the host -------------------------------------------------------------
+# --- Kafka, PostgreSQL and S3 on the host ----------------------------------------------------------
 phase services
 stop_services
 umask 077
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$RUN/db-password"
+head -c 10 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$RUN/s3-access-key"
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$RUN/s3-secret-key"
 umask 022
 LINEFLOW_JDBC_PASSWORD="$(cat "$RUN/db-password")"
-export LINEFLOW_JDBC_PASSWORD
+LINEFLOW_S3_ACCESS_KEY="$(cat "$RUN/s3-access-key")"
+LINEFLOW_S3_SECRET_KEY="$(cat "$RUN/s3-secret-key")"
+export LINEFLOW_JDBC_PASSWORD LINEFLOW_S3_ACCESS_KEY LINEFLOW_S3_SECRET_KEY
 "${MVN[@]}" -q -pl job,drill -am -DskipTests package
 DRILL_CP="drill/target/classes:$(cat drill/target/drill.classpath)"
+# S3Proxy runs from its own classpath, apart from the drill's (drill/s3-server/pom.xml).
+"${MVN[@]}" -q -f drill/s3-server/pom.xml dependency:build-classpath
 rm -rf "$RUN/services"
 setsid java -Xmx768m -Djava.io.tmpdir="$RUN" -cp "$DRILL_CP" io.lineflow.drill.KubernetesE2e services \
   --host "$BRIDGE_IP" --kafka-port "$KAFKA_PORT" --postgres-port "$PG_PORT" \
+  --s3-port "$S3_PORT" --s3-classpath "$ROOT/drill/s3-server/target/s3proxy.classpath" \
   --client-cidr "$POD_CIDR" --dir "$RUN/services" --control-port "$CONTROL_PORT" </dev/null >"$RUN/services.log" 2>&1 &
 echo $! > "$RUN/services.pid"
 # rc is assigned inside the trap's own command.
 # shellcheck disable=SC2154
 trap 'rc=$?; [[ "${E2E_KEEP:-0}" = 1 ]] || stop_services; exit $rc' EXIT
-await 180 "Kafka and PostgreSQL on $BRIDGE_IP" grep -q "e2e services ready" "$RUN/services.log"
+await 180 "Kafka, PostgreSQL and S3 on $BRIDGE_IP" grep -q "e2e services ready" "$RUN/services.log"
 
 # --- deploy as a user would ---------------------------------------------------------------------
 phase deploy
@@ -117,7 +128,7 @@ undeploy_all() {
   "$MAKE" --no-print-directory undeploy ENV=e2e KUBECTL="${KUBECTL[0]}" >/dev/null
   "${KUBECTL[@]}" -n "$NS" delete configmap lineflow-lineflow-health --ignore-not-found >/dev/null
   await 300 "undeploy to leave nothing of lineflow in $NS" nothing_left
-  "${KUBECTL[@]}" -n "$NS" delete secret lineflow-db --ignore-not-found >/dev/null
+  "${KUBECTL[@]}" -n "$NS" delete secret lineflow-db lineflow-s3 --ignore-not-found >/dev/null
 }
 left() {
   "${KUBECTL[@]}" -n "$NS" get flinkdeployments,deployments,pods,services,jobs,configmaps,pvc -o name \
@@ -131,6 +142,8 @@ fi
 "${KUBECTL[@]}" create namespace "$NS" --dry-run=client -o yaml | "${KUBECTL[@]}" apply -f - >/dev/null
 "${KUBECTL[@]}" -n "$NS" create secret generic lineflow-db --from-file=password="$RUN/db-password" \
   --dry-run=client -o yaml | "${KUBECTL[@]}" apply -f - >/dev/null
+"${KUBECTL[@]}" -n "$NS" create secret generic lineflow-s3 --from-file=access-key="$RUN/s3-access-key" \
+  --from-file=secret-key="$RUN/s3-secret-key" --dry-run=client -o yaml | "${KUBECTL[@]}" apply -f - >/dev/null
 # The production overlay's PodMonitors and PrometheusRule need the Prometheus Operator's CRDs:
 # stand-ins (the real ones are in no package this machine can reach; see the files' comment).
 "${KUBECTL[@]}" apply -f k8s-it/src/test/resources/crds/ >/dev/null

@@ -22,18 +22,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The host side of {@code make e2e} and {@code make e2e-drill}: the real Kafka and PostgreSQL the
- * job in the cluster uses, and the drill's scenarios and verifier against them ({@link
+ * The host side of {@code make e2e} and {@code make e2e-drill}: the real Kafka, PostgreSQL and S3
+ * server the job in the cluster uses, and the drill's scenarios and verifier against them ({@link
  * KubernetesDrill}). The Kubernetes side (cluster, operator, deploy, waiting for the
  * FlinkDeployment) is {@code scripts/e2e.sh}.
  *
  * <pre>
- * services --host IP --kafka-port P --postgres-port P --client-cidr CIDR --dir DIR --control-port P
- *          [--topic T] [--partitions N]
+ * services --host IP --kafka-port P --postgres-port P --s3-port P --s3-classpath FILE
+ *          --client-cidr CIDR --dir DIR --control-port P [--topic T] [--partitions N]
  *     Kafka and PostgreSQL listening on loopback and IP (the cluster's bridge address); database
  *     and login {@code lineflow} with the password from LINEFLOW_JDBC_PASSWORD, reachable from
- *     CIDR only; the topic created. Faults are asked for on 127.0.0.1:P (POST /kafka/restart,
- *     /postgres/stop, /postgres/start). Prints "e2e services ready" and runs until terminated.
+ *     CIDR only; the topic created. S3Proxy ({@link S3Server}, its own process from the classpath
+ *     in FILE) on IP only, bucket {@code lineflow-e2e}, keys from LINEFLOW_S3_ACCESS_KEY and
+ *     LINEFLOW_S3_SECRET_KEY, data under DIR/s3. Faults are asked for on 127.0.0.1:P (POST
+ *     /kafka/restart, /postgres/stop, /postgres/start, /s3/stop, /s3/start). Prints "e2e services
+ *     ready" and runs until terminated.
  * verify --bootstrap H:P --jdbc-url URL --namespace NS --operator-namespace NS --kubectl PATH
  *        --overlay DIR --work DIR --services URL --cluster-script PATH --containerd-socket PATH
  *        [--scenarios steady|all|faults|ID,…] [--topic T] [--partitions N] [--devices N]
@@ -47,6 +50,7 @@ import java.util.Map;
 public final class KubernetesE2e {
     private static final String DATABASE = "lineflow";
     private static final String USER = "lineflow";
+    private static final String BUCKET = "lineflow-e2e";
 
     private KubernetesE2e() {}
 
@@ -62,6 +66,8 @@ public final class KubernetesE2e {
                         "host",
                         "kafka-port",
                         "postgres-port",
+                        "s3-port",
+                        "s3-classpath",
                         "client-cidr",
                         "dir",
                         "control-port",
@@ -98,22 +104,32 @@ public final class KubernetesE2e {
         }
     }
 
-    /** Kafka and PostgreSQL for the cluster, which a drill scenario may stop and start again. */
+    /** Kafka, PostgreSQL and the S3 server for the cluster, which a drill scenario may stop and start again. */
     private static final class Services {
         private final Path dir;
         private final String host;
         private final int kafkaPort;
         private final int postgresPort;
         private final String clientCidr;
+        private final S3Server s3;
         private EmbeddedKafka kafka;
         private EmbeddedPostgresServer postgres;
 
-        Services(Map<String, String> o) {
+        Services(Map<String, String> o) throws IOException {
             dir = Path.of(required(o, "dir")).toAbsolutePath();
             host = required(o, "host");
             kafkaPort = Integer.parseInt(required(o, "kafka-port"));
             postgresPort = Integer.parseInt(required(o, "postgres-port"));
             clientCidr = required(o, "client-cidr");
+            Files.createDirectories(dir);
+            s3 = new S3Server(
+                    dir.resolve("s3"),
+                    host,
+                    Integer.parseInt(required(o, "s3-port")),
+                    S3Server.classpath(Path.of(required(o, "s3-classpath"))),
+                    BUCKET,
+                    secret("LINEFLOW_S3_ACCESS_KEY", "the e2e S3 server's access key"),
+                    secret("LINEFLOW_S3_SECRET_KEY", "the e2e S3 server's secret key"));
         }
 
         synchronized void startKafka() {
@@ -135,12 +151,12 @@ public final class KubernetesE2e {
     }
 
     private static void services(Map<String, String> o) throws Exception {
-        Services services = new Services(o);
         String password = password();
-        Files.createDirectories(services.dir);
+        Services services = new Services(o);
         services.startKafka();
         services.startPostgres();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            services.s3.close();
             services.stopKafka();
             try {
                 services.stopPostgres();
@@ -148,10 +164,11 @@ public final class KubernetesE2e {
                 System.err.println("stopping PostgreSQL: " + e);
             }
         }));
+        services.s3.start();
         services.postgres.createLogin(USER, password);
         services.kafka.createTopic(
                 o.getOrDefault("topic", "device-events"), Integer.parseInt(o.getOrDefault("partitions", "4")));
-        // Faults on request, for the drill; loopback only, and nothing but these three actions.
+        // Faults on request, for the drill; loopback only, and nothing but these actions.
         HttpServer control = HttpServer.create(
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(required(o, "control-port"))),
                 0);
@@ -162,7 +179,9 @@ public final class KubernetesE2e {
                             services.startKafka();
                         },
                 "/postgres/stop", services::stopPostgres,
-                "/postgres/start", services::startPostgres);
+                "/postgres/start", services::startPostgres,
+                "/s3/stop", services.s3::stop,
+                "/s3/start", services.s3::start);
         control.createContext("/", exchange -> {
             Action action = actions.get(exchange.getRequestURI().getPath());
             int status;
@@ -189,7 +208,8 @@ public final class KubernetesE2e {
         });
         control.start();
         System.out.println("e2e services ready: kafka " + services.kafka.bootstrapServers() + ", postgresql "
-                + services.host + ":" + services.postgresPort + "/" + DATABASE + ", control http://127.0.0.1:"
+                + services.host + ":" + services.postgresPort + "/" + DATABASE + ", s3 " + services.s3.endpoint()
+                + "/" + BUCKET + ", control http://127.0.0.1:"
                 + o.get("control-port"));
         Thread.currentThread().join();
     }
@@ -243,9 +263,14 @@ public final class KubernetesE2e {
     }
 
     private static String password() {
-        String p = System.getenv("LINEFLOW_JDBC_PASSWORD");
+        return secret("LINEFLOW_JDBC_PASSWORD", "the e2e database login");
+    }
+
+    /** The secret in environment variable {@code name}, which {@code what} needs; never printed. */
+    private static String secret(String name, String what) {
+        String p = System.getenv(name);
         if (p == null || p.isEmpty()) {
-            throw new IllegalArgumentException("LINEFLOW_JDBC_PASSWORD is not set: the e2e database login needs it");
+            throw new IllegalArgumentException(name + " is not set: " + what + " needs it");
         }
         return p;
     }

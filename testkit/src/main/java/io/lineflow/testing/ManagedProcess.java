@@ -42,9 +42,16 @@ public final class ManagedProcess {
         cmd.add(classpath);
         cmd.add(mainClass);
         cmd.addAll(args);
+        return start(name, new ProcessBuilder(cmd), log);
+    }
+
+    /**
+     * Starts what {@code builder} describes (its command, environment and working directory), its
+     * output appended to {@code log}: for a child that is not a plain JVM of ours.
+     */
+    public static ManagedProcess start(String name, ProcessBuilder builder, Path log) {
         try {
-            Process p = new ProcessBuilder(cmd)
-                    .redirectErrorStream(true)
+            Process p = builder.redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                     .start();
             ManagedProcess mp = new ManagedProcess(name, log, p);
@@ -53,6 +60,10 @@ public final class ManagedProcess {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name, e);
         }
+    }
+
+    public long pid() {
+        return process.pid();
     }
 
     public boolean alive() {

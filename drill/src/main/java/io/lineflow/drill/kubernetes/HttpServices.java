@@ -10,8 +10,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
- * The Kafka and PostgreSQL on the host that the job in the cluster uses, stopped and started
- * through the control port of {@code KubernetesE2e services}.
+ * The Kafka, PostgreSQL and S3 server on the host that the job in the cluster uses, stopped and
+ * started through the control port of {@code KubernetesE2e services}.
  */
 final class HttpServices implements Services {
     private final URI services;
@@ -34,6 +34,16 @@ final class HttpServices implements Services {
     @Override
     public void restartKafka() throws IOException, InterruptedException {
         post("kafka/restart");
+    }
+
+    @Override
+    public void stopS3() throws IOException, InterruptedException {
+        post("s3/stop");
+    }
+
+    @Override
+    public void startS3() throws IOException, InterruptedException {
+        post("s3/start");
     }
 
     private void post(String action) throws IOException, InterruptedException {

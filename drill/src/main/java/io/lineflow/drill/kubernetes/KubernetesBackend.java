@@ -29,17 +29,20 @@ import java.util.function.Predicate;
 /**
  * The Kubernetes drill's backend: the job the operator runs, faults struck through the cluster
  * (pods deleted, a container's process killed, the operator's pod deleted, specs patched or
- * applied with kustomize, the node restarted) and through the host's services.
+ * applied with kustomize, the node restarted) and through the host's services (PostgreSQL,
+ * Kafka, the S3 server).
  */
 final class KubernetesBackend implements Backend {
     /**
      * How long a fault holds before it is undone.
      *
      * @param dbOutage PostgreSQL down in {@link Fault#DB_OUTAGE}
+     * @param s3Outage the S3 server down in {@link Fault#S3_OUTAGE}: three checkpoint intervals of
+     *     the e2e overlay (10 s), so that checkpoints fail, not just one
      * @param suspension the job suspended in {@link Fault#SUSPEND_RESUME}
      */
-    record Holds(Duration dbOutage, Duration suspension) {
-        static final Holds DRILL = new Holds(Duration.ofSeconds(15), Duration.ofSeconds(10));
+    record Holds(Duration dbOutage, Duration s3Outage, Duration suspension) {
+        static final Holds DRILL = new Holds(Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(10));
     }
 
     /** A new release the drill upgrades to with kustomize: a new image, parallelism and upgrade mode. */
@@ -164,6 +167,10 @@ final class KubernetesBackend implements Backend {
             }
             case KAFKA_RESTART -> {
                 services.kafkaRestart(log);
+                yield null;
+            }
+            case S3_OUTAGE -> {
+                services.s3Outage(holds.s3Outage(), log);
                 yield null;
             }
             case SUSPEND_RESUME -> suspendAndResume();

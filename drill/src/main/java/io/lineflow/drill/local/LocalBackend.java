@@ -140,6 +140,7 @@ final class LocalBackend implements Backend {
                     JM_KILL,
                     TM_POD_KILL,
                     OPERATOR_RESTART,
+                    S3_OUTAGE,
                     SUSPEND_RESUME,
                     LAST_STATE_UPGRADE,
                     SAVEPOINT_UPGRADE,

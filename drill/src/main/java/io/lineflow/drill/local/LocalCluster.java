@@ -167,6 +167,17 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
         postgres.close();
     }
 
+    /** None here: the local cluster's checkpoints go to a local directory ({@code s3-outage} is not offered). */
+    @Override
+    public void stopS3() {
+        throw new UnsupportedOperationException("the local drill runs no S3 server");
+    }
+
+    @Override
+    public void startS3() {
+        throw new UnsupportedOperationException("the local drill runs no S3 server");
+    }
+
     // ---------------------------------------------------------------- Flink
 
     /** Two JobManagers (ZooKeeper HA) and two TaskManagers; returns when both TMs registered. */

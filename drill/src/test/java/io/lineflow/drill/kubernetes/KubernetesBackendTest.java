@@ -115,6 +115,16 @@ class KubernetesBackendTest {
         public void restartKafka() {
             actions.add("kafka/restart");
         }
+
+        @Override
+        public void stopS3() {
+            actions.add("s3/stop");
+        }
+
+        @Override
+        public void startS3() {
+            actions.add("s3/start");
+        }
     }
 
     private final FakeKubectl kubectl = new FakeKubectl();
@@ -138,7 +148,7 @@ class KubernetesBackendTest {
                 },
                 new Overlays(work, work.resolve("e2e")),
                 "echo",
-                new KubernetesBackend.Holds(Duration.ofMillis(10), Duration.ofMillis(10)),
+                new KubernetesBackend.Holds(Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofMillis(10)),
                 log::add);
     }
 
@@ -185,6 +195,16 @@ class KubernetesBackendTest {
         assertThat(backend.strike(Fault.DB_OUTAGE)).isNull();
         assertThat(backend.strike(Fault.KAFKA_RESTART)).isNull();
         assertThat(services.actions).containsExactly("postgres/stop", "postgres/start", "kafka/restart");
+        assertThat(kubectl.commands).isEmpty();
+    }
+
+    @Test
+    void s3OutageStopsTheHostsS3ServerForItsHoldThenStartsItAgain() throws Exception {
+        long before = System.nanoTime();
+        assertThat(backend.strike(Fault.S3_OUTAGE)).isNull();
+        assertThat(Duration.ofNanos(System.nanoTime() - before)).isGreaterThanOrEqualTo(Duration.ofMillis(20));
+        assertThat(services.actions).containsExactly("s3/stop", "s3/start");
+        assertThat(log).containsExactly("  S3 server stopped for 0 s", "  S3 server back");
         assertThat(kubectl.commands).isEmpty();
     }
 

@@ -102,6 +102,16 @@ class LocalBackendTest {
         public void restartKafka() {
             actions.add("restart kafka");
         }
+
+        @Override
+        public void stopS3() {
+            actions.add("stop s3");
+        }
+
+        @Override
+        public void startS3() {
+            actions.add("start s3");
+        }
     }
 
     private final RecordingCluster cluster = new RecordingCluster();
