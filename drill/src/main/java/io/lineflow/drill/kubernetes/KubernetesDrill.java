@@ -62,6 +62,8 @@ public final class KubernetesDrill {
     /** How long after a leader failover the reconciler must report no duplicate consumption. */
     private static final Duration DUPLICATE_WATCH = Duration.ofMinutes(5);
 
+    private static final String FAILED_CHECKPOINTS = "lineflow_reconciler_checkpoints_failed";
+
     private static final Timeline.Pace PACE =
             new Timeline.Pace(Duration.ofSeconds(1), Duration.ofMinutes(8), Duration.ofMinutes(5));
 
@@ -71,6 +73,7 @@ public final class KubernetesDrill {
     private final Kubectl k8s;
     private final Overlays overlays;
     private final KubernetesBackend backend;
+    private final ReconcilerMetrics reconciler;
     /** Every record sent so far and every rejection, over all scenarios: the table's answer. */
     private final List<WindowRecount.Input> sent = new ArrayList<>();
 
@@ -85,6 +88,7 @@ public final class KubernetesDrill {
         this.flink = FlinkCluster.ofKubeconfig(settings.namespace(), settings.operatorNamespace());
         this.k8s = new Kubectl(settings.kubectl(), settings.namespace());
         this.overlays = new Overlays(settings.work(), settings.overlay());
+        this.reconciler = new ReconcilerMetrics(flink);
         this.backend = new KubernetesBackend(
                 flink,
                 k8s,
@@ -171,6 +175,7 @@ public final class KubernetesDrill {
                 String jmBefore = flink.podUids(JM);
                 String jobBefore = flink.jobId();
                 String holderBefore = flink.leaderHolder();
+                double failedBefore = reconciler.gauge(FAILED_CHECKPOINTS).orElse(0.0);
                 long injectedAt = System.currentTimeMillis();
                 Thread leadership = watchLeadership(holderBefore, injectedAt, result);
                 Long recoveredAt;
@@ -195,7 +200,7 @@ public final class KubernetesDrill {
                                 : DrillReport.seconds(result.recoveryMillis),
                         result.outputGapMillis == null ? "—" : DrillReport.seconds(result.outputGapMillis));
                 if (scenario.fault() != null) {
-                    afterRecovery(scenario, result, jmBefore, jobBefore, holderBefore, injectedAt);
+                    afterRecovery(scenario, result, jmBefore, jobBefore, holderBefore, injectedAt, failedBefore);
                 }
             } catch (RuntimeException e) {
                 // The input is in Kafka all the same: the table is still checked, so that the
@@ -274,18 +279,31 @@ public final class KubernetesDrill {
             String jmBefore,
             String jobBefore,
             String holderBefore,
-            long injectedAt) {
+            long injectedAt,
+            double failedBefore) {
         switch (scenario.fault()) {
+            case S3_OUTAGE -> {
+                double[] failed = {failedBefore};
+                boolean seen = Await.until(Duration.ofMinutes(2), Duration.ofSeconds(5), () -> {
+                    failed[0] = reconciler.gauge(FAILED_CHECKPOINTS).orElse(failedBefore);
+                    return failed[0] > failedBefore;
+                });
+                if (seen) {
+                    log(
+                            "  the reconciler counts %.0f failed checkpoints, %.0f before the outage",
+                            failed[0], failedBefore);
+                } else {
+                    result.problems.add("RECONCILER reported no failed checkpoint for the S3 outage ("
+                            + FAILED_CHECKPOINTS + " stayed " + failedBefore + ")");
+                }
+            }
             case JM_LEADER_DELETE, JM_LEADER_KILL -> {
                 if (result.leaderMillis == null) {
                     result.problems.add("LEADER no new JobManager leader after the leader's " + scenario.id());
                 }
                 if (scenario.fault() == Fault.JM_LEADER_DELETE) {
-                    DuplicateWatch.Seen seen = new DuplicateWatch(flink)
-                            .watch(
-                                    injectedAt + DUPLICATE_WATCH.toMillis(),
-                                    Duration.ofSeconds(10),
-                                    System.out::println);
+                    ReconcilerMetrics.Seen seen = reconciler.watch(
+                            injectedAt + DUPLICATE_WATCH.toMillis(), Duration.ofSeconds(10), System.out::println);
                     seen.problem().ifPresent(result.problems::add);
                 }
             }

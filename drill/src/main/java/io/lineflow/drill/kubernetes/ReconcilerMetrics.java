@@ -20,13 +20,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The incident lineflow exists for, watched: after a JobManager failover, every new message read
- * twice while the UI looks healthy. The in-cluster reconciler's own scrape endpoint is read, as
- * Prometheus would, for as long as the drill produces: each pass's duplicate ratio (the sources'
- * records per second over the topic's) and any DUPLICATE_CONSUMPTION finding. A watch in which the
- * reconciler never measured a ratio proves nothing and says so.
+ * What the in-cluster reconciler exports for the deployment, read from its scrape endpoint as
+ * Prometheus would. Above all the incident lineflow exists for, watched ({@link #watch}): after a
+ * JobManager failover, every new message read twice while the UI looks healthy.
  */
-final class DuplicateWatch {
+final class ReconcilerMetrics {
     /** The reconciler's pods, and the port its Service names {@code http}. */
     static final Map<String, String> RECONCILER = Map.of("app.kubernetes.io/name", "lineflow-reconciler");
 
@@ -68,11 +66,16 @@ final class DuplicateWatch {
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    DuplicateWatch(FlinkCluster flink) {
+    ReconcilerMetrics(FlinkCluster flink) {
         this.flink = flink;
     }
 
-    /** Scrapes the reconciler every {@code every} until {@code untilMillis}, logging each ratio. */
+    /**
+     * Scrapes the reconciler every {@code every} until {@code untilMillis}, for as long as the
+     * drill produces: each pass's duplicate ratio (the sources' records per second over the
+     * topic's) and any DUPLICATE_CONSUMPTION finding. A watch in which the reconciler never
+     * measured a ratio proves nothing, and {@link Seen#problem} says so.
+     */
     Seen watch(long untilMillis, Duration every, Consumer<String> log) {
         long began = System.currentTimeMillis();
         int scrapes = 0;
@@ -96,6 +99,12 @@ final class DuplicateWatch {
         log.accept("  the reconciler over " + DrillReport.seconds(System.currentTimeMillis() - began) + ": " + scrapes
                 + " scrapes, duplicate ratio " + ratios + ", DUPLICATE_CONSUMPTION in " + findings);
         return seen;
+    }
+
+    /** A gauge the reconciler exports for the deployment {@code lineflow}; empty while it has none. */
+    Optional<Double> gauge(String metric) {
+        Pattern line = Pattern.compile("(?m)^" + Pattern.quote(metric) + "\\{[^}]*name=\"lineflow\"[^}]*\\} (\\S+)$");
+        return scrape().map(line::matcher).filter(Matcher::find).map(m -> Double.parseDouble(m.group(1)));
     }
 
     /** The reconciler's exposition, from its running pod's address; empty when it does not answer. */
