@@ -101,19 +101,27 @@ lock() {
 
 # --- layers and image tars -------------------------------------------------------------------
 
-# Writes folder $1 as gzip layer $2 (entries sorted, owned by root, file modes and symlinks kept)
-# and its uncompressed digest to $2.diffid. Paths listed in $3 (relative, one per line)
-# are owned by the flink user instead.
+# Writes folder $1 as gzip layer $2 (every entry once, in byte order of its path, so each folder
+# comes before what it holds; owned by root, file modes and symlinks kept) and its uncompressed
+# digest to $2.diffid. The entries listed in $3 (relative paths, one per line) are owned by the
+# flink user instead: the entry itself, not what lies below it (a folder flink may write into
+# can hold files it may not change).
 layer() {
-  local dir="$1" out="$2" owned="${3:-}" raw="$2.raw"
-  local exclude=()
-  [[ -z "$owned" ]] || exclude=(--exclude-from="$owned")
-  tar -C "$dir" --sort=name --numeric-owner --owner=0 --group=0 "${exclude[@]}" -cf "$raw" .
-  if [[ -n "$owned" ]]; then
-    # Appended after the root-owned tree; their parent folders are already in it.
-    (cd "$dir" && sed 's:^:./:' "$owned" | tar --sort=name --numeric-owner --owner="$FLINK_UID" \
-        --group="$FLINK_UID" --no-recursion -rf "$raw" -T -)
-  fi
+  local dir="$1" out="$2" owned="${3:-/dev/null}" raw="$2.raw" runs="$2.runs" run uid
+  rm -rf "$raw" "$runs" && mkdir -p "$runs"
+  # Runs of consecutive entries of one owner, each appended to the tar with that owner.
+  (cd "$dir" && find . | LC_ALL=C sort) | awk -v owned="$owned" -v runs="$runs" '
+    BEGIN { while ((getline p < owned) > 0) flink["./" p] = 1 }
+    { who = ($0 in flink) ? "flink" : "root"
+      if (who != prev) { if (f) close(f); f = sprintf("%s/%05d-%s", runs, ++n, who); prev = who }
+      print > f }'
+  for run in "$runs"/*; do
+    uid=0
+    [[ "$run" != *-flink ]] || uid="$FLINK_UID"
+    tar -C "$dir" --numeric-owner --owner="$uid" --group="$uid" --no-recursion --verbatim-files-from \
+      --no-unquote -rf "$raw" -T "$run"
+  done
+  rm -rf "$runs"
   echo "sha256:$(sha256sum < "$raw" | cut -d' ' -f1)" > "$out.diffid"
   gzip -n -1 < "$raw" > "$out.part"
   rm -f "$raw"
@@ -216,16 +224,18 @@ flink_image() {
   if [[ -s "$FLINK_TAR" && "$(cat "$FLINK_TAR.key" 2>/dev/null)" == "$key" ]]; then
     log "$FLINK_IMAGE is up to date: $FLINK_TAR"; return 0
   fi
-  log "assembling Flink $FLINK_VERSION's lib/ and plugins/ from Maven Central (images/flink-standin)"
+  log "assembling Flink $FLINK_VERSION's lib/, plugins/ and opt/ from Maven Central (images/flink-standin)"
   "${MVN[@]}" -q -f "$src/pom.xml" clean package || die "the stand-in's Maven assembly failed"
   stage="$CACHE/work/flink" layer_file="$CACHE/layers/$key.tar.gz"
   rm -rf "$stage" && mkdir -p "$stage/opt/flink/log" "$CACHE/layers"
-  cp -r "$src/target/flink/lib" "$src/target/flink/plugins" "$stage/opt/flink/"
+  cp -r "$src/target/flink/lib" "$src/target/flink/plugins" "$src/target/flink/opt" "$stage/opt/flink/"
   cp -r "$src/conf" "$stage/opt/flink/conf"
   cp -r "$src/scripts" "$stage/opt/flink/bin"
   mv "$stage/opt/flink/bin/docker-entrypoint.sh" "$stage/docker-entrypoint.sh"
   chmod -R a+rX,go-w "$stage"
-  printf 'opt/flink/log\n' > "$CACHE/work/flink-owned"
+  # Flink writes its logs, and docker-entrypoint.sh links the jars that ENABLE_BUILT_IN_PLUGINS
+  # names into plugins/ (the official image owns all of /opt/flink by flink; here only these two).
+  printf 'opt/flink/log\nopt/flink/plugins\n' > "$CACHE/work/flink-owned"
   layer "$stage" "$layer_file" "$CACHE/work/flink-owned"
   local env
   env="$(json_array "PATH=/opt/flink/bin:$PATH_IN_IMAGE" "JAVA_HOME=$JAVA_HOME_IN_IMAGE" "FLINK_HOME=/opt/flink" \

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,17 +17,21 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
 
 /**
  * The stand-in Flink image (images/flink-standin) honours what the operator's pods expect: the
  * start scripts, run as the operator runs them, exec java (so it is PID 1 in the pod) with the
- * native-Kubernetes main class, Flink's own memory flags and the JDK 17 opens, and lib/ carries
- * what the job leaves to the runtime. Runs the real scripts and JVM on this host against the
- * assembled lib/; the image tar itself (JRE rootfs, uid) is built by scripts/e2e-images.sh.
+ * native-Kubernetes main class, Flink's own memory flags and the JDK 17 opens, lib/ carries
+ * what the job leaves to the runtime, and ENABLE_BUILT_IN_PLUGINS enables jars of opt/ as plugins
+ * the way the official image does. Runs the real scripts and JVM on this host against the
+ * assembled lib/ and opt/; the image tar itself (JRE rootfs, uid, a plugins/ the flink user may
+ * write into) is built by scripts/e2e-images.sh.
  */
 class FlinkStandinTest {
     private static final Path STANDIN = Repo.ROOT.resolve("images/flink-standin");
@@ -34,9 +39,12 @@ class FlinkStandinTest {
     private static final String JM_MAIN =
             "org.apache.flink.kubernetes.entrypoint.KubernetesApplicationClusterEntrypoint";
     private static final String TM_MAIN = "org.apache.flink.kubernetes.taskmanager.KubernetesTaskExecutorRunner";
+    /** The optional plugin of opt/ that kustomize/components/s3-storage enables. */
+    private static final String S3_PLUGIN = "flink-s3-fs-hadoop-1.20.1";
 
     private static Path home;
     private static Path conf;
+    private static Path tools;
 
     @BeforeAll
     static void assembleFlinkHome() throws IOException {
@@ -44,7 +52,8 @@ class FlinkStandinTest {
         // The image's layout (scripts/e2e-images.sh): lib, plugins and bin (= scripts/) under FLINK_HOME.
         home = Repo.ROOT.resolve("deploy/target/flink-standin-home");
         conf = Repo.ROOT.resolve("deploy/target/flink-standin-conf");
-        for (Path dir : List.of(home, conf)) {
+        tools = Repo.ROOT.resolve("deploy/target/flink-standin-tools");
+        for (Path dir : List.of(home, conf, tools)) {
             if (Files.exists(dir)) {
                 try (Stream<Path> walk = Files.walk(dir)) {
                     walk.sorted((a, b) -> b.compareTo(a)).forEach(FlinkStandinTest::delete);
@@ -63,6 +72,35 @@ class FlinkStandinTest {
                         + "env.java.opts.jobmanager: \"-Dlineflow.test.role=jm\"\n"
                         + "env.java.opts.taskmanager: '-Dlineflow.test.role=tm'\n");
         Files.copy(STANDIN.resolve("conf/log4j-console.properties"), conf.resolve("log4j-console.properties"));
+        linkImageTools();
+    }
+
+    /**
+     * Fills {@code tools} with links to this host's copies of the programs the image's rootfs
+     * promises (scripts/e2e-images.sh): bash, coreutils, sed, grep and java. The scripts run with
+     * only these on PATH, so one that calls, say, find fails here and not first in a pod. The
+     * coreutils programs are the ones Debian's package installs (dpkg, as the image build needs).
+     */
+    private static void linkImageTools() throws IOException {
+        Set<String> programs = new java.util.TreeSet<>(List.of("bash", "sed", "grep"));
+        for (String file : Repo.run("dpkg", "-L", "coreutils").split("\n")) {
+            if (file.matches("(/usr)?/s?bin/[^/]+")) {
+                programs.add(Path.of(file).getFileName().toString());
+            }
+        }
+        assertThat(programs).as("coreutils' programs from dpkg").contains("mkdir", "ln", "id", "cat");
+        List<Path> hostPath = Stream.of(System.getenv("PATH").split(":"))
+                .filter(d -> !d.isEmpty())
+                .map(Path::of)
+                .toList();
+        for (String program : programs) {
+            hostPath.stream()
+                    .map(d -> d.resolve(program))
+                    .filter(Files::isExecutable)
+                    .findFirst()
+                    .ifPresent(found -> link(tools.resolve(program), found));
+        }
+        link(tools.resolve("java"), Path.of(System.getProperty("java.home"), "bin", "java"));
     }
 
     @Test
@@ -105,6 +143,65 @@ class FlinkStandinTest {
         assertThat(lib).noneMatch(n -> n.startsWith("flink-metrics-prometheus"));
         assertThat(fileNames(ASSEMBLED.resolve("plugins/metrics-prometheus")))
                 .containsExactly("flink-metrics-prometheus-1.20.1.jar");
+        assertThat(lib).noneMatch(n -> n.startsWith("flink-s3-fs-"));
+        assertThat(fileNames(ASSEMBLED.resolve("opt")))
+                .as("optional plugins, off until ENABLE_BUILT_IN_PLUGINS names them")
+                .containsExactly(S3_PLUGIN + ".jar");
+    }
+
+    @Test
+    void enabledBuiltInPluginIsLinkedFromOptIntoAPluginsFolderOfItsOwnBeforeTheCommandRuns(@TempDir Path tmp)
+            throws Exception {
+        Path plugins = pluginHome(tmp).resolve("plugins");
+        Path jar = plugins.resolve(S3_PLUGIN).resolve(S3_PLUGIN + ".jar");
+        // Blanks and empty entries around the name, as a hand-written env value may have them.
+        Started started = start(
+                pluginEnv(tmp, " " + S3_PLUGIN + ".jar; ;"),
+                "test -f \"$FLINK_PLUGINS_DIR/" + S3_PLUGIN + "/" + S3_PLUGIN + ".jar\" && echo present before exec");
+        assertThat(started.awaitSuccess())
+                .contains("enabled plugin " + S3_PLUGIN + ".jar in " + plugins.resolve(S3_PLUGIN) + "/")
+                .contains("present before exec");
+        assertThat(fileNames(plugins)).containsExactly(S3_PLUGIN);
+        assertThat(fileNames(plugins.resolve(S3_PLUGIN))).containsExactly(S3_PLUGIN + ".jar");
+        assertThat(Files.isSameFile(jar, ASSEMBLED.resolve("opt").resolve(S3_PLUGIN + ".jar")))
+                .as("%s is opt/'s jar", jar)
+                .isTrue();
+        // What Flink's plugin loader looks for: a file system factory behind the jar's service file.
+        try (JarFile plugin = new JarFile(jar.toFile())) {
+            ZipEntry services = plugin.getEntry("META-INF/services/org.apache.flink.core.fs.FileSystemFactory");
+            assertThat(services).as("FileSystemFactory service file in %s", jar).isNotNull();
+            assertThat(new String(plugin.getInputStream(services).readAllBytes(), StandardCharsets.UTF_8))
+                    .contains("org.apache.flink.fs.s3hadoop.S3FileSystemFactory");
+        }
+        // A restarted container finds the link there already.
+        assertThat(start(pluginEnv(tmp, S3_PLUGIN + ".jar"), "true").awaitSuccess())
+                .contains("enabled plugin " + S3_PLUGIN + ".jar");
+        assertThat(fileNames(plugins.resolve(S3_PLUGIN))).containsExactly(S3_PLUGIN + ".jar");
+    }
+
+    @Test
+    void builtInPluginNotInOptFailsTheStartNamingWhatOptHoldsAndEnablesNothing(@TempDir Path tmp) throws Exception {
+        Path plugins = pluginHome(tmp).resolve("plugins");
+        String wanted = S3_PLUGIN + ".jar;flink-s3-fs-presto-1.20.1.jar";
+        assertThat(start(pluginEnv(tmp, wanted), "echo the command ran").awaitFailure())
+                .contains("ENABLE_BUILT_IN_PLUGINS='" + wanted + "' names 'flink-s3-fs-presto-1.20.1.jar',"
+                        + " which is not in " + tmp.resolve("opt") + "; allowed: " + S3_PLUGIN + ".jar")
+                .doesNotContain("the command ran");
+        assertThat(fileNames(plugins))
+                .as("nothing enabled when one name is wrong")
+                .isEmpty();
+        // Only names of opt/'s own files: no way out of it.
+        assertThat(start(pluginEnv(tmp, "../opt/" + S3_PLUGIN + ".jar"), "true").awaitFailure())
+                .contains("names '../opt/" + S3_PLUGIN + ".jar', which is not in");
+        assertThat(start(
+                                Map.of(
+                                        "FLINK_HOME", tmp.toString(),
+                                        "FLINK_PLUGINS_DIR",
+                                                tmp.resolve("missing").toString(),
+                                        "ENABLE_BUILT_IN_PLUGINS", S3_PLUGIN + ".jar"),
+                                "true")
+                        .awaitFailure())
+                .contains("the plugins directory " + tmp.resolve("missing") + " is not a directory writable by uid");
     }
 
     @Test
@@ -151,9 +248,20 @@ class FlinkStandinTest {
         assertThat(start(Map.of(), "kubernetes-jobmanager.sh kubernetes-session")
                         .awaitFailure())
                 .contains("'kubernetes-session' is not supported; allowed: kubernetes-application");
-        assertThat(start(Map.of("ENABLE_BUILT_IN_PLUGINS", "flink-s3-fs-presto-1.20.1.jar"), "true")
-                        .awaitFailure())
-                .contains("ENABLE_BUILT_IN_PLUGINS='flink-s3-fs-presto-1.20.1.jar' is not supported");
+    }
+
+    /** A FLINK_HOME of its own under {@code tmp}: the assembled opt/ and an empty plugins/. */
+    private static Path pluginHome(Path tmp) throws IOException {
+        Files.createSymbolicLink(tmp.resolve("opt"), ASSEMBLED.resolve("opt"));
+        Files.createDirectories(tmp.resolve("plugins"));
+        return tmp;
+    }
+
+    private static Map<String, String> pluginEnv(Path home, String enable) {
+        return Map.of(
+                "FLINK_HOME", home.toString(),
+                "FLINK_PLUGINS_DIR", home.resolve("plugins").toString(),
+                "ENABLE_BUILT_IN_PLUGINS", enable);
     }
 
     /** Runs `/docker-entrypoint.sh bash -c COMMAND` the way the operator's pods do. */
@@ -165,7 +273,7 @@ class FlinkStandinTest {
                 .redirectOutput(out.toFile());
         Map<String, String> e = pb.environment();
         e.keySet().removeIf(k -> k.startsWith("FLINK_") || k.equals("JVM_ARGS") || k.equals("ENABLE_BUILT_IN_PLUGINS"));
-        e.put("PATH", home.resolve("bin") + ":" + e.get("PATH"));
+        e.put("PATH", home.resolve("bin") + ":" + tools);
         e.put("FLINK_HOME", home.toString());
         e.put("FLINK_CONF_DIR", conf.toString());
         e.put("FLINK_LIB_DIR", home.resolve("lib").toString());
@@ -209,16 +317,32 @@ class FlinkStandinTest {
             return Files.readString(output);
         }
 
+        String awaitSuccess() throws Exception {
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            String out = Files.readString(output);
+            assertThat(process.exitValue()).as(out).isZero();
+            return out;
+        }
+
         String awaitFailure() throws Exception {
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(process.exitValue()).isEqualTo(1);
-            return Files.readString(output);
+            String out = Files.readString(output);
+            assertThat(process.exitValue()).as(out).isEqualTo(1);
+            return out;
         }
     }
 
     private static Set<String> fileNames(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
             return s.map(p -> p.getFileName().toString()).collect(Collectors.toSet());
+        }
+    }
+
+    private static void link(Path link, Path target) {
+        try {
+            Files.createSymbolicLink(link, target);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
