@@ -7,6 +7,7 @@ import io.lineflow.drill.core.Backend;
 import io.lineflow.drill.core.Fault;
 import io.lineflow.drill.core.Services;
 
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
@@ -148,6 +149,7 @@ class KubernetesBackendTest {
                 },
                 new Overlays(work, work.resolve("e2e")),
                 "echo",
+                "/run/containerd/containerd.sock",
                 new KubernetesBackend.Holds(Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofMillis(10)),
                 log::add);
     }
@@ -162,6 +164,57 @@ class KubernetesBackendTest {
         assertThat(backend.strike(Fault.JM_POD_DELETE)).isNull();
         assertThat(kubectl.commands)
                 .containsExactly("lineflow: delete pod -l app=lineflow,component=jobmanager --wait=false");
+    }
+
+    /** Two JobManagers, the second leading as Kubernetes HA records it (addresses as Flink 1.20 writes them). */
+    private void twoJobManagersTheSecondLeading() {
+        client.pods().inNamespace(NS).withName("lineflow-jobmanager-1").edit(p -> {
+            p.getStatus().setPodIP("10.244.0.11");
+            return p;
+        });
+        var second = FakeOperator.pod(NS, "lineflow-jobmanager-2", FlinkCluster.JM, "lineflow-job:e2e", true);
+        second.getStatus().setPodIP("10.244.0.12");
+        client.resource(second).create();
+        client.resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName(FlinkCluster.HA_CONFIG_MAP)
+                        .withNamespace(NS)
+                        .addToAnnotations(
+                                "control-plane.alpha.kubernetes.io/leader",
+                                "{\"holderIdentity\":\"6c1b\",\"leaseDuration\":15.0}")
+                        .endMetadata()
+                        .addToData("org.apache.flink.k8s.leader.restserver", "http://10.244.0.12:8081\nf00d")
+                        .addToData(
+                                "org.apache.flink.k8s.leader.dispatcher",
+                                "pekko.tcp://flink@10.244.0.12:6123/user/rpc/dispatcher_1\nf00d")
+                        .build())
+                .create();
+    }
+
+    @Test
+    void jmLeaderDeleteDeletesThePodKubernetesHaNamesTheLeader() throws Exception {
+        twoJobManagersTheSecondLeading();
+        assertThat(new FlinkCluster(client, NS, OPERATOR_NS).leaderHolder()).isEqualTo("6c1b");
+        assertThat(backend.strike(Fault.JM_LEADER_DELETE)).isNull();
+        assertThat(kubectl.commands).containsExactly("lineflow: delete pod lineflow-jobmanager-2 --wait=false");
+    }
+
+    @Test
+    void jmStandbyDeleteDeletesThePodThatDoesNotLead() throws Exception {
+        twoJobManagersTheSecondLeading();
+        assertThat(backend.strike(Fault.JM_STANDBY_DELETE)).isNull();
+        assertThat(kubectl.commands).containsExactly("lineflow: delete pod lineflow-jobmanager-1 --wait=false");
+    }
+
+    @Test
+    void leaderFaultsRefuseWithoutALeaderOrAStandby() {
+        assertThatThrownBy(() -> backend.strike(Fault.JM_LEADER_DELETE))
+                .hasMessageContaining("no JobManager pod is the leader in ConfigMap lineflow-cluster-config-map");
+        twoJobManagersTheSecondLeading();
+        client.pods().inNamespace(NS).withName("lineflow-jobmanager-1").delete();
+        assertThatThrownBy(() -> backend.strike(Fault.JM_STANDBY_DELETE))
+                .hasMessageContaining("no standby JobManager: the leader lineflow-jobmanager-2 is the only one");
+        assertThat(kubectl.commands).isEmpty();
     }
 
     @Test
