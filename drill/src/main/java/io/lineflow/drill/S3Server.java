@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.Properties;
 
 /**
- * S3Proxy on its filesystem backend, as a child process of its own: the S3-compatible store of
+ * S3Proxy on its filesystem-nio2 backend, as a child process of its own: the S3-compatible store of
  * the e2e node, for Flink's checkpoints, savepoints and HA metadata. It runs from S3Proxy's own
  * classpath ({@code drill/s3-server/pom.xml}), never the drill's, listens on {@code host} only
  * and accepts only requests signed with the one access key (AWS v2 or v4). Stopped and started
@@ -250,8 +250,14 @@ public final class S3Server implements AutoCloseable {
         p.setProperty("s3proxy.authorization", "aws-v2-or-v4");
         p.setProperty("s3proxy.identity", accessKey);
         p.setProperty("s3proxy.credential", secretKey);
-        p.setProperty("jclouds.provider", "filesystem");
+        // filesystem-nio2, not the older filesystem backend: that one does not answer for an
+        // empty "directory" Hadoop's S3A created (HEAD dir/ 404, LIST dir/ empty), and Flink's
+        // job result store failed at start on it (FileNotFoundException on its own base path).
+        p.setProperty("jclouds.provider", "filesystem-nio2");
         p.setProperty("jclouds.filesystem.basedir", dataDir().toString());
+        // The backend's own login, which a local directory does not check; S3Proxy requires one.
+        p.setProperty("jclouds.identity", "local");
+        p.setProperty("jclouds.credential", "local");
         // Created 0600 before the secret is written into it, never widened afterwards.
         Files.deleteIfExists(properties);
         Files.createFile(
