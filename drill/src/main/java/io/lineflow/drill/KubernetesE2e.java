@@ -34,7 +34,7 @@ import java.util.Map;
  *     and login {@code lineflow} with the password from LINEFLOW_JDBC_PASSWORD, reachable from
  *     CIDR only; the topic created. S3Proxy ({@link S3Server}, its own process from the classpath
  *     in FILE) on IP only, bucket {@code lineflow-e2e}, keys from LINEFLOW_S3_ACCESS_KEY and
- *     LINEFLOW_S3_SECRET_KEY, data under DIR/s3. Faults are asked for on 127.0.0.1:P (POST
+ *     LINEFLOW_S3_SECRET_KEY, its data in its memory (see S3Server). Faults are asked for on 127.0.0.1:P (POST
  *     /kafka/restart, /postgres/stop, /postgres/start, /s3/stop, /s3/start). Prints "e2e services
  *     ready" and runs until terminated.
  * verify --bootstrap H:P --jdbc-url URL --namespace NS --operator-namespace NS --kubectl PATH

@@ -12,25 +12,36 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Properties;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
- * S3Proxy on its filesystem-nio2 backend, as a child process of its own: the S3-compatible store of
- * the e2e node, for Flink's checkpoints, savepoints and HA metadata. It runs from S3Proxy's own
- * classpath ({@code drill/s3-server/pom.xml}), never the drill's, listens on {@code host} only
- * and accepts only requests signed with the one access key (AWS v2 or v4). Stopped and started
- * again, it serves the same data: every object is a file under {@link #dataDir()}.
+ * S3Proxy on its transient (in-memory) backend, as a child process of its own: the S3-compatible
+ * store of the e2e node, for Flink's checkpoints, savepoints and HA metadata. It runs from
+ * S3Proxy's own classpath ({@code drill/s3-server/pom.xml}), never the drill's, listens on
+ * {@code host} only and accepts only requests signed with the one access key (AWS v2 or v4);
+ * {@link #start} waits for an unsigned request to be refused (HTTP 403), then creates the bucket.
  *
- * <p>The filesystem backend calls a bucket or object public-read when "others" may read its
- * directory or file. So the data directory and the bucket are created 0700 and S3Proxy runs with
- * umask 077 (each object a 0600 file): an unsigned request is refused, and that refusal (HTTP 403)
- * is what {@link #start} waits for.
+ * <p>In memory, because both of S3Proxy's filesystem backends keep "directories" as real
+ * directories, and Hadoop's S3A, which Flink's S3 file system is, then failed Flink: with
+ * {@code filesystem} an empty directory S3A had created was not found (the job result store failed
+ * at the first start), with {@code filesystem-nio2} a directory answered as a file (every new
+ * JobManager leader failed on it). The transient backend keeps keys as keys, as S3 does. So an
+ * outage ({@link #stop}) freezes the process (SIGSTOP: connections are accepted and never
+ * answered, as with a hung server) and {@link #start} again lets it go on with the same data.
  */
 public final class S3Server implements AutoCloseable {
     /** S3Proxy's entry point. */
@@ -38,7 +49,6 @@ public final class S3Server implements AutoCloseable {
 
     private static final Duration START_LIMIT = Duration.ofSeconds(90);
     private static final Duration POLL = Duration.ofMillis(200);
-    private static final String PRIVATE_DIR = "rwx------";
 
     private final Path dir;
     private final String host;
@@ -50,10 +60,13 @@ public final class S3Server implements AutoCloseable {
     private final Path log;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final String accessKey;
+    private final String secretKey;
     private ManagedProcess process;
+    private boolean frozen;
 
     /**
-     * Prepares {@code dir}: the data directory with the bucket, the properties file (mode 600, it
+     * Prepares {@code dir}: the properties file (mode 600, it
      * holds the secret key) and the logging configuration. Nothing is started yet.
      *
      * @param classpath S3Proxy's classpath, as {@link #classpath(Path)} reads it
@@ -69,9 +82,9 @@ public final class S3Server implements AutoCloseable {
         this.properties = this.dir.resolve("s3proxy.properties");
         this.logConfig = this.dir.resolve("logback.xml");
         this.log = this.dir.resolve("s3proxy.log");
+        this.accessKey = accessKey;
+        this.secretKey = secretKey;
         Files.createDirectories(this.dir);
-        privateDir(dataDir());
-        privateDir(bucketDir());
         Files.createDirectories(this.dir.resolve("tmp"));
         writeProperties(accessKey, secretKey);
         // Without a configuration logback logs at DEBUG: Jetty's every step, for every request.
@@ -114,15 +127,6 @@ public final class S3Server implements AutoCloseable {
         return bucket;
     }
 
-    /** The filesystem backend's base directory: one directory per bucket, one file per object. */
-    public Path dataDir() {
-        return dir.resolve("data");
-    }
-
-    public Path bucketDir() {
-        return dataDir().resolve(bucket);
-    }
-
     public Path log() {
         return log;
     }
@@ -133,11 +137,17 @@ public final class S3Server implements AutoCloseable {
     }
 
     /**
-     * Starts S3Proxy on the data of {@link #dataDir()} and returns once it refuses an unsigned
-     * request, as it must; fails if the port is taken, the process exits, it answers anything else
-     * or does not answer within 90 s.
+     * Starts S3Proxy, or lets a frozen one go on ({@link #stop}) with the data it holds. A new
+     * process is ready once it refuses an unsigned request, as it must, and has created the
+     * bucket; fails if the port is taken, the process exits, it answers anything else or does not
+     * answer within 90 s.
      */
     public synchronized void start() {
+        if (frozen) {
+            signal("CONT");
+            frozen = false;
+            return;
+        }
         if (process != null) {
             throw new IllegalStateException("the S3 server on " + endpoint() + " runs already (" + process + ")");
         }
@@ -149,11 +159,10 @@ public final class S3Server implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of(
                 "/bin/sh",
                 "-c",
-                // umask 077: every object S3Proxy writes is a 0600 file, private to S3 clients too.
                 "umask 077 && exec \"$@\"",
                 "s3proxy",
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
+                "-Xmx512m",
                 "-Djava.io.tmpdir=" + dir.resolve("tmp"),
                 "-Dlogback.configurationFile=" + logConfig,
                 "-cp",
@@ -171,6 +180,12 @@ public final class S3Server implements AutoCloseable {
                     POLL,
                     "S3Proxy refusing an unsigned request on " + endpoint() + " (log: " + log + ")",
                     this::refusesUnsigned);
+            int created = send(signed("PUT", "/" + bucket, null, accessKey, secretKey))
+                    .statusCode();
+            if (created != 200) {
+                throw new IllegalStateException("S3Proxy on " + endpoint()
+                        + " answered the bucket's creation with HTTP " + created + "; see " + log);
+            }
         } catch (RuntimeException e) {
             process.stop();
             process = null;
@@ -178,21 +193,78 @@ public final class S3Server implements AutoCloseable {
         }
     }
 
-    /** Stops S3Proxy (SIGTERM, kill -9 after 30 s) and returns once it has exited; the data stays. */
+    /**
+     * The outage: freezes S3Proxy (SIGSTOP) and returns; it holds its data and answers nothing
+     * until {@link #start}.
+     */
     public synchronized void stop() {
-        ManagedProcess p = running();
-        p.stop();
-        if (p.alive()) {
-            throw new IllegalStateException(p + " did not exit");
+        running();
+        signal("STOP");
+        frozen = true;
+    }
+
+    /** Signed as S3's v2 scheme asks: HMAC-SHA1 of the method, the date and the path, with {@code secretKey}. */
+    HttpRequest signed(String method, String path, String body, String accessKey, String secretKey) {
+        String date = DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC));
+        String toSign = method + "\n\n\n\nx-amz-date:" + date + "\n" + path;
+        try {
+            Mac mac = Mac.getInstance("HmacSHA1");
+            mac.init(new SecretKeySpec(secretKey.getBytes(StandardCharsets.UTF_8), "HmacSHA1"));
+            String signature = Base64.getEncoder().encodeToString(mac.doFinal(toSign.getBytes(StandardCharsets.UTF_8)));
+            return HttpRequest.newBuilder(URI.create(endpoint() + path))
+                    .timeout(Duration.ofSeconds(10))
+                    .header("x-amz-date", date)
+                    .header("Authorization", "AWS " + accessKey + ":" + signature)
+                    .method(
+                            method,
+                            body == null
+                                    ? HttpRequest.BodyPublishers.noBody()
+                                    : HttpRequest.BodyPublishers.ofString(body))
+                    .build();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot sign with HmacSHA1", e);
         }
-        process = null;
+    }
+
+    HttpResponse<String> send(HttpRequest request) {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException("S3 request " + request.method() + " " + request.uri(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted: S3 request " + request.uri(), e);
+        }
+    }
+
+    private void signal(String name) {
+        long pid = running().pid();
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid))
+                    .redirectErrorStream(true)
+                    .start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + pid + ": "
+                        + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("kill -" + name + " " + pid, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted: kill -" + name + " " + pid, e);
+        }
     }
 
     /** Stops the server if it runs. */
     @Override
     public synchronized void close() {
         if (process != null) {
-            stop();
+            if (frozen) {
+                signal("CONT");
+                frozen = false;
+            }
+            process.stop();
+            process = null;
         }
     }
 
@@ -250,33 +322,14 @@ public final class S3Server implements AutoCloseable {
         p.setProperty("s3proxy.authorization", "aws-v2-or-v4");
         p.setProperty("s3proxy.identity", accessKey);
         p.setProperty("s3proxy.credential", secretKey);
-        // filesystem-nio2, not the older filesystem backend: that one does not answer for an
-        // empty "directory" Hadoop's S3A created (HEAD dir/ 404, LIST dir/ empty), and Flink's
-        // job result store failed at start on it (FileNotFoundException on its own base path).
-        p.setProperty("jclouds.provider", "filesystem-nio2");
-        p.setProperty("jclouds.filesystem.basedir", dataDir().toString());
-        // The backend's own login, which a local directory does not check; S3Proxy requires one.
-        p.setProperty("jclouds.identity", "local");
-        p.setProperty("jclouds.credential", "local");
+        // In memory: see the class comment for why not on the filesystem.
+        p.setProperty("jclouds.provider", "transient");
         // Created 0600 before the secret is written into it, never widened afterwards.
         Files.deleteIfExists(properties);
         Files.createFile(
                 properties, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         try (Writer w = Files.newBufferedWriter(properties)) {
             p.store(w, "S3Proxy of the e2e node (written by " + S3Server.class.getName() + ")");
-        }
-    }
-
-    private static void privateDir(Path d) {
-        try {
-            if (!Files.isDirectory(d)) {
-                Files.createDirectory(
-                        d, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(PRIVATE_DIR)));
-            }
-            // An earlier run's directory, or a umask that took more than asked: exactly 0700.
-            Files.setPosixFilePermissions(d, PosixFilePermissions.fromString(PRIVATE_DIR));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot make the private directory " + d, e);
         }
     }
 }
