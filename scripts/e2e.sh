@@ -215,7 +215,15 @@ if [[ "${E2E_KEEP:-0}" = 1 ]]; then
   log "E2E_KEEP=1: the deployment stays; make undeploy ENV=e2e removes it"
 else
   undeploy_all
-  log "nothing of lineflow left in $NS (only the operator's own RBAC); the volume is deleted, its checkpoints stay in $RUN/flink-state"
+  log "nothing of lineflow left in $NS (only the operator's own RBAC)"
+  # The bucket, after the cancel: retained checkpoints (RETAIN_ON_CANCELLATION), each with its
+  # metadata, and RocksDB's incremental files in the job's shared/ folder.
+  keys="$(curl -sf "http://127.0.0.1:$CONTROL_PORT/s3/keys")" || die "could not list the S3 bucket"
+  retained="$(grep -cE '^checkpoints/[0-9a-f]{32}/chk-[0-9]+/_metadata$' <<< "$keys" || true)"
+  shared="$(grep -cE '^checkpoints/[0-9a-f]{32}/shared/.' <<< "$keys" || true)"
+  (( retained > 0 )) || die "no retained checkpoint (checkpoints/<job>/chk-N/_metadata) in the bucket after the undeploy"
+  (( shared > 0 )) || die "no RocksDB incremental file (checkpoints/<job>/shared/) in the bucket after the undeploy"
+  log "the bucket keeps $retained retained checkpoints and $shared incremental RocksDB files after the undeploy"
 fi
 phase
 echo "== e2e passed; phase times:"

@@ -80,7 +80,11 @@ class DriftGuardTest {
             new Environment(
                     "Deployment/lineflow-reconciler",
                     RECONCILER + "env/LINEFLOW_RECONCILER_INTERVAL/value",
-                    "a pass per e2e checkpoint interval"));
+                    "a pass per e2e checkpoint interval"),
+            new Environment(
+                    "Deployment/lineflow-reconciler",
+                    RECONCILER + "env/LINEFLOW_RECONCILER_CHECKPOINT_FAILURES_WINDOW/*",
+                    "the drill's scenarios follow each other within minutes"));
 
     /** kustomize's generated-name suffix: ten characters of its hash alphabet (no vowels). */
     private static final Pattern GENERATED = Pattern.compile("^(.+)-[2456789bcdfghkmt]{10}$");

@@ -35,7 +35,8 @@ import java.util.Map;
  *     CIDR only; the topic created. S3Proxy ({@link S3Server}, its own process from the classpath
  *     in FILE) on IP only, bucket {@code lineflow-e2e}, keys from LINEFLOW_S3_ACCESS_KEY and
  *     LINEFLOW_S3_SECRET_KEY, its data in its memory (see S3Server). Faults are asked for on 127.0.0.1:P (POST
- *     /kafka/restart, /postgres/stop, /postgres/start, /s3/stop, /s3/start). Prints "e2e services
+ *     /kafka/restart, /postgres/stop, /postgres/start, /s3/stop, /s3/start; GET /s3/keys lists the
+ *     bucket). Prints "e2e services
  *     ready" and runs until terminated.
  * verify --bootstrap H:P --jdbc-url URL --namespace NS --operator-namespace NS --kubectl PATH
  *        --overlay DIR --work DIR --services URL --cluster-script PATH --containerd-socket PATH
@@ -199,6 +200,23 @@ public final class KubernetesE2e {
                     status = 500;
                     body = e.toString();
                 }
+            }
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(status, bytes.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        });
+        // What the bucket holds, one key a line: scripts/e2e.sh checks the retained checkpoints.
+        control.createContext("/s3/keys", exchange -> {
+            int status;
+            String body;
+            try {
+                body = String.join("\n", services.s3.keys()) + "\n";
+                status = 200;
+            } catch (RuntimeException e) {
+                body = e.toString();
+                status = 500;
             }
             byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(status, bytes.length);

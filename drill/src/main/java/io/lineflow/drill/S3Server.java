@@ -9,6 +9,7 @@ import java.io.Writer;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -25,6 +26,8 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -44,6 +47,8 @@ import javax.crypto.spec.SecretKeySpec;
  * answered, as with a hung server) and {@link #start} again lets it go on with the same data.
  */
 public final class S3Server implements AutoCloseable {
+    private static final Pattern KEY = Pattern.compile("<Key>([^<]*)</Key>");
+
     /** S3Proxy's entry point. */
     static final String MAIN = "org.gaul.s3proxy.Main";
 
@@ -203,15 +208,42 @@ public final class S3Server implements AutoCloseable {
         frozen = true;
     }
 
-    /** Signed as S3's v2 scheme asks: HMAC-SHA1 of the method, the date and the path, with {@code secretKey}. */
+    /** Every key of the bucket, page after page of S3's list (up to 1000 keys a page). */
+    public List<String> keys() {
+        List<String> keys = new ArrayList<>();
+        String marker = "";
+        while (true) {
+            String query = marker.isEmpty() ? "" : "?marker=" + URLEncoder.encode(marker, StandardCharsets.UTF_8);
+            HttpResponse<String> r = send(signed("GET", "/" + bucket, query, null, accessKey, secretKey));
+            if (r.statusCode() != 200) {
+                throw new IllegalStateException(
+                        "listing bucket " + bucket + ": HTTP " + r.statusCode() + " " + r.body());
+            }
+            Matcher m = KEY.matcher(r.body());
+            while (m.find()) {
+                keys.add(m.group(1));
+            }
+            if (!r.body().contains("<IsTruncated>true</IsTruncated>") || keys.isEmpty()) {
+                return keys;
+            }
+            marker = keys.get(keys.size() - 1);
+        }
+    }
+
     HttpRequest signed(String method, String path, String body, String accessKey, String secretKey) {
+        return signed(method, path, "", body, accessKey, secretKey);
+    }
+
+    /** Signed as S3's v2 scheme asks: HMAC-SHA1 of the method, the date and the path, with {@code secretKey}. */
+    private HttpRequest signed(
+            String method, String path, String query, String body, String accessKey, String secretKey) {
         String date = DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC));
         String toSign = method + "\n\n\n\nx-amz-date:" + date + "\n" + path;
         try {
             Mac mac = Mac.getInstance("HmacSHA1");
             mac.init(new SecretKeySpec(secretKey.getBytes(StandardCharsets.UTF_8), "HmacSHA1"));
             String signature = Base64.getEncoder().encodeToString(mac.doFinal(toSign.getBytes(StandardCharsets.UTF_8)));
-            return HttpRequest.newBuilder(URI.create(endpoint() + path))
+            return HttpRequest.newBuilder(URI.create(endpoint() + path + query))
                     .timeout(Duration.ofSeconds(10))
                     .header("x-amz-date", date)
                     .header("Authorization", "AWS " + accessKey + ":" + signature)

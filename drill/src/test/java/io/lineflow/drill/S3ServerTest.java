@@ -86,6 +86,7 @@ class S3ServerTest {
             HttpResponse<String> get = s3.send(s3.signed("GET", object, null, ACCESS_KEY, SECRET_KEY));
             assertThat(get.statusCode()).isEqualTo(200);
             assertThat(get.body()).as("the same data after the outage").isEqualTo("state");
+            assertThat(s3.keys()).containsExactly("checkpoints/chk-1/_metadata");
             assertThat(s3.log()).content().contains("Started ServerConnector").doesNotContain(SECRET_KEY);
         }
     }

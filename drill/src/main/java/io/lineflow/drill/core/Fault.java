@@ -40,7 +40,7 @@ public enum Fault {
     DB_OUTAGE("db-outage", Backend.Kind.LOCAL, Backend.Kind.KUBERNETES),
     /** The Kafka broker stopped and started again on the same data. */
     KAFKA_RESTART("kafka-restart", Backend.Kind.LOCAL, Backend.Kind.KUBERNETES),
-    /** The S3 server stopped for 30 s and started again on the same data: checkpoints fail and recover. */
+    /** The S3 server stopped past the checkpoint timeout and started again on the same data: checkpoints fail and recover. */
     S3_OUTAGE("s3-outage", Backend.Kind.KUBERNETES),
     /** Stop-with-savepoint, then a new submission restored from it at parallelism 4. */
     UPGRADE("upgrade", Backend.Kind.LOCAL),

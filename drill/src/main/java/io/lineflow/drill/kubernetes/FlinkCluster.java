@@ -16,6 +16,12 @@ import org.apache.flink.kubernetes.operator.api.spec.JobState;
 import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
 import org.apache.flink.kubernetes.operator.api.status.JobStatus;
 
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -52,6 +58,11 @@ final class FlinkCluster {
     private static final String LOCK_ANNOTATION = "control-plane.alpha.kubernetes.io/leader";
     private static final Pattern HOLDER = Pattern.compile("\"holderIdentity\"\\s*:\\s*\"([^\"]*)\"");
     private static final String LEADER_KEY_PREFIX = "org.apache.flink.k8s.leader.";
+    private static final int REST_PORT = 8081;
+    private static final Pattern RUNNING_SINCE =
+            Pattern.compile("\"timestamps\"\\s*:\\s*\\{[^}]*\"RUNNING\"\\s*:\\s*(\\d+)");
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
     private static final Pattern ADDRESS = Pattern.compile("(\\d{1,3}(?:\\.\\d{1,3}){3})");
 
     private final KubernetesClient client;
@@ -203,6 +214,34 @@ final class FlinkCluster {
                 .filter(p ->
                         p.getStatus() != null && ips.get(0).equals(p.getStatus().getPodIP()))
                 .findFirst();
+    }
+
+    /**
+     * Since when the job runs, as its leading JobManager's REST API says ({@code timestamps.RUNNING}
+     * of {@code /jobs/<id>}, which a restart or a new leader's recovery sets anew); empty while
+     * there is no leader, no job or no answer. Not the operator's view, which lags by its
+     * observer's cadence.
+     */
+    Optional<Long> runningSince() {
+        String job = jobId();
+        Optional<String> ip = leader().map(p -> p.getStatus().getPodIP());
+        if (job.isEmpty() || ip.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create("http://" + ip.get() + ":" + REST_PORT + "/jobs/" + job))
+                            .timeout(Duration.ofSeconds(5))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            Matcher m = RUNNING_SINCE.matcher(r.body());
+            return r.statusCode() == 200 && m.find() ? Optional.of(Long.parseLong(m.group(1))) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
     }
 
     /** The JobManager pods that are not being deleted. */

@@ -37,12 +37,13 @@ final class KubernetesBackend implements Backend {
      * How long a fault holds before it is undone.
      *
      * @param dbOutage PostgreSQL down in {@link Fault#DB_OUTAGE}
-     * @param s3Outage the S3 server down in {@link Fault#S3_OUTAGE}: three checkpoint intervals of
-     *     the e2e overlay (10 s), so that checkpoints fail, not just one
+     * @param s3Outage the S3 server down in {@link Fault#S3_OUTAGE}: longer than the checkpoint
+     *     timeout (60 s, prod's): a frozen server answers nothing, so a checkpoint waiting on it
+     *     fails only by timing out (a 30 s freeze left every checkpoint complete, only late)
      * @param suspension the job suspended in {@link Fault#SUSPEND_RESUME}
      */
     record Holds(Duration dbOutage, Duration s3Outage, Duration suspension) {
-        static final Holds DRILL = new Holds(Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(10));
+        static final Holds DRILL = new Holds(Duration.ofSeconds(15), Duration.ofSeconds(75), Duration.ofSeconds(10));
     }
 
     /** A new release the drill upgrades to with kustomize: a new image, parallelism and upgrade mode. */
@@ -88,10 +89,15 @@ final class KubernetesBackend implements Backend {
         this.log = log;
     }
 
-    /** RUNNING as the operator reports it ({@code status.jobStatus.state}); it does not say since when. */
+    /**
+     * RUNNING as the operator reports it ({@code status.jobStatus.state}), since when the leading
+     * JobManager says the job runs (null when it does not answer).
+     */
     @Override
     public RunState job() {
-        return "RUNNING".equals(flink.jobState()) ? new RunState(true, null) : RunState.DOWN;
+        return "RUNNING".equals(flink.jobState())
+                ? new RunState(true, flink.runningSince().orElse(null))
+                : RunState.DOWN;
     }
 
     @Override
