@@ -187,17 +187,37 @@ save_sysctls() {
   done > "$STATE/sysctls.saved"
 }
 
+OWNER_TAG="lineflow-e2e:"
+# The bridge exists already. A cluster whose every process is gone (its session was killed before
+# `down`, e.g. a CI run on a machine where someone left a cluster up) is taken down through its own
+# state dir; a live one, or one nobody can name, stops this `up` with what to do.
+stale_bridge() {
+  local alias owner
+  alias="$(cat "/sys/class/net/$BRIDGE/ifalias" 2>/dev/null || true)"
+  [[ "$alias" == "$OWNER_TAG"* ]] || die "a network interface $BRIDGE exists that this script did not make; remove it (ip link del $BRIDGE)"
+  owner="${alias#"$OWNER_TAG"}"
+  [[ -d "$owner" ]] || die "$BRIDGE was left by a cluster whose state dir $owner is gone; remove it (ip link del $BRIDGE; $BIN/kube-proxy --cleanup)"
+  if (STATE="$owner"; for p in "${PROCS[@]}"; do ours "$owner/$p.pid" && exit 0; done; exit 1); then
+    die "$BRIDGE belongs to the cluster running from $owner (one cluster per machine); stop it: LINEFLOW_E2E_STATE=$owner $SELF down"
+  fi
+  log "$BRIDGE was left by the cluster of $owner, none of whose processes runs any more: taking it down"
+  LINEFLOW_E2E_STATE="$owner" "$SELF" down || die "could not take down the stale cluster of $owner"
+  ! ip link show "$BRIDGE" >/dev/null 2>&1 || die "$BRIDGE still exists after taking down the stale cluster of $owner"
+}
+
 network() {
   [[ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]] \
     || modprobe br_netfilter 2>/dev/null || [[ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]] \
     || die "the kernel has no br_netfilter (Services between pods on the bridge need it)"
-  ip link show "$BRIDGE" >/dev/null 2>&1 && die "a network interface $BRIDGE exists that this script did not make; remove it or run down"
+  ip link show "$BRIDGE" >/dev/null 2>&1 && stale_bridge
   local chains
   chains="$(for t in filter nat mangle; do iptables -t "$t" -S 2>/dev/null; done | grep -cE '^-N (KUBE|CNI)-' || true)"
   [[ "$chains" == 0 ]] || die "iptables already has $chains KUBE-*/CNI-* chains: another Kubernetes node on this machine?"
   touch "$PLUMBING"
   save_sysctls
   ip link add "$BRIDGE" type bridge || die "could not create bridge $BRIDGE"
+  # Names its owner, so that a later `up` from another state dir can say whose it is.
+  ip link set "$BRIDGE" alias "$OWNER_TAG$STATE"
   # Either step failing is fatal, which is what `A && B || die` means here.
   # shellcheck disable=SC2015
   ip addr add "$NODE_IP/24" dev "$BRIDGE" && ip link set "$BRIDGE" up || die "could not bring $BRIDGE up as $NODE_IP/24"
