@@ -192,14 +192,15 @@ OWNER_TAG="lineflow-e2e:"
 # `down`, e.g. a CI run on a machine where someone left a cluster up) is taken down through its own
 # state dir; a live one, or one nobody can name, stops this `up` with what to do.
 stale_bridge() {
-  local alias owner
+  local alias owner p
   alias="$(cat "/sys/class/net/$BRIDGE/ifalias" 2>/dev/null || true)"
   [[ "$alias" == "$OWNER_TAG"* ]] || die "a network interface $BRIDGE exists that this script did not make; remove it (ip link del $BRIDGE)"
   owner="${alias#"$OWNER_TAG"}"
   [[ -d "$owner" ]] || die "$BRIDGE was left by a cluster whose state dir $owner is gone; remove it (ip link del $BRIDGE; $BIN/kube-proxy --cleanup)"
-  if (STATE="$owner"; for p in "${PROCS[@]}"; do ours "$owner/$p.pid" && exit 0; done; exit 1); then
+  for p in "${PROCS[@]}"; do
+    ours "$owner/$p.pid" "$owner" || continue
     die "$BRIDGE belongs to the cluster running from $owner (one cluster per machine); stop it: LINEFLOW_E2E_STATE=$owner $SELF down"
-  fi
+  done
   log "$BRIDGE was left by the cluster of $owner, none of whose processes runs any more: taking it down"
   LINEFLOW_E2E_STATE="$owner" "$SELF" down || die "could not take down the stale cluster of $owner"
   ! ip link show "$BRIDGE" >/dev/null 2>&1 || die "$BRIDGE still exists after taking down the stale cluster of $owner"
@@ -408,7 +409,6 @@ node() {
     --hostname-override="$NODE_NAME" --bind-address="$NODE_IP" --cluster-cidr="$POD_CIDR" \
     --nodeport-addresses="$NODE_IP/32" --healthz-bind-address=127.0.0.1:10256 --metrics-bind-address=127.0.0.1:10249 \
     --conntrack-max-per-core=0 --conntrack-tcp-timeout-established=0 --conntrack-tcp-timeout-close-wait=0 --v=1
-  local p
   for p in kube-controller-manager kube-scheduler kubelet kube-proxy; do sleep 0.2; alive "$p"; done
   wait_for 120 node_ready || { alive kubelet; die "node $NODE_NAME not Ready within 120 s, log: $STATE/kubelet.log"; }
   # The token controller is what makes the ServiceAccount admission plugin let pods in.
@@ -488,7 +488,6 @@ restart_node() {
 }
 
 processes_running() {
-  local p
   for p in "${PROCS[@]}"; do ours "$STATE/$p.pid" || return 1; done
 }
 

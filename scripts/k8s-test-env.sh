@@ -158,12 +158,12 @@ free_port() {
 }
 
 # True when the process in pid file $1 is alive and still the one we started (its command line
-# names the state dir), so a recycled pid is never signalled.
+# names the state dir: $2, default $STATE), so a recycled pid is never signalled.
 ours() {
   local pid
   [[ -s "$1" ]] || return 1
   pid="$(cat "$1")"
-  [[ -r "/proc/$pid/cmdline" ]] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -qF -- "$STATE"
+  [[ -r "/proc/$pid/cmdline" ]] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -qF -- "${2:-$STATE}"
 }
 
 # Stops the processes STATE/NAME.pid for each NAME, in the order given, and nothing else.
