@@ -68,6 +68,7 @@ final class FlinkCluster {
     private final KubernetesClient client;
     private final String namespace;
     private final String operatorNamespace;
+    private final Function<String, URI> restAt;
 
     /** The cluster of {@code KUBECONFIG}, as kubectl's. */
     static FlinkCluster ofKubeconfig(String namespace, String operatorNamespace) {
@@ -92,9 +93,18 @@ final class FlinkCluster {
     }
 
     FlinkCluster(KubernetesClient client, String namespace, String operatorNamespace) {
+        this(client, namespace, operatorNamespace, ip -> URI.create("http://" + ip + ":" + REST_PORT));
+    }
+
+    /**
+     * With {@code restAt} giving the REST API's base address of the JobManager at a pod IP: tests
+     * answer on loopback what a pod would on its IP.
+     */
+    FlinkCluster(KubernetesClient client, String namespace, String operatorNamespace, Function<String, URI> restAt) {
         this.client = client;
         this.namespace = namespace;
         this.operatorNamespace = operatorNamespace;
+        this.restAt = restAt;
     }
 
     /** The FlinkDeployment's status; empty while it cannot be read or has none. */
@@ -230,7 +240,7 @@ final class FlinkCluster {
         }
         try {
             HttpResponse<String> r = http.send(
-                    HttpRequest.newBuilder(URI.create("http://" + ip.get() + ":" + REST_PORT + "/jobs/" + job))
+                    HttpRequest.newBuilder(restAt.apply(ip.get()).resolve("/jobs/" + job))
                             .timeout(Duration.ofSeconds(5))
                             .build(),
                     HttpResponse.BodyHandlers.ofString());

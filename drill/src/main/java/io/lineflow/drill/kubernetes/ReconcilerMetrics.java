@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -29,8 +30,7 @@ final class ReconcilerMetrics {
     static final Map<String, String> RECONCILER = Map.of("app.kubernetes.io/name", "lineflow-reconciler");
 
     private static final int METRICS_PORT = 8080;
-    private static final Pattern RATIO =
-            Pattern.compile("(?m)^lineflow_reconciler_duplicate_ratio\\{[^}]*name=\"lineflow\"[^}]*\\} (\\S+)$");
+    private static final String RATIO = "lineflow_reconciler_duplicate_ratio";
     private static final Pattern FINDING =
             Pattern.compile("(?m)^lineflow_reconciler_finding\\{[^}]*code=\"DUPLICATE_CONSUMPTION\"[^}]*\\} 1");
     /** Passes that measured a ratio, at the least, before the watch counts as having looked. */
@@ -63,11 +63,21 @@ final class ReconcilerMetrics {
     }
 
     private final FlinkCluster flink;
+    private final Function<String, URI> scrapeAt;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     ReconcilerMetrics(FlinkCluster flink) {
+        this(flink, ip -> URI.create("http://" + ip + ":" + METRICS_PORT));
+    }
+
+    /**
+     * With {@code scrapeAt} giving the base address of the reconciler at a pod IP: tests answer on
+     * loopback what the pod would on its IP.
+     */
+    ReconcilerMetrics(FlinkCluster flink, Function<String, URI> scrapeAt) {
         this.flink = flink;
+        this.scrapeAt = scrapeAt;
     }
 
     /**
@@ -85,11 +95,8 @@ final class ReconcilerMetrics {
             Optional<String> text = scrape();
             if (text.isPresent()) {
                 scrapes++;
-                Matcher m = RATIO.matcher(text.get());
-                if (m.find()) {
-                    ratios.add(Double.parseDouble(m.group(1)));
-                }
-                if (FINDING.matcher(text.get()).find()) {
+                duplicateRatio(text.get()).ifPresent(ratios::add);
+                if (reportsDuplicateConsumption(text.get())) {
                     findings++;
                 }
             }
@@ -103,8 +110,24 @@ final class ReconcilerMetrics {
 
     /** A gauge the reconciler exports for the deployment {@code lineflow}; empty while it has none. */
     Optional<Double> gauge(String metric) {
-        Pattern line = Pattern.compile("(?m)^" + Pattern.quote(metric) + "\\{[^}]*name=\"lineflow\"[^}]*\\} (\\S+)$");
-        return scrape().map(line::matcher).filter(Matcher::find).map(m -> Double.parseDouble(m.group(1)));
+        return scrape().flatMap(text -> gauge(text, metric));
+    }
+
+    /** {@code metric} for the deployment {@code lineflow} in the exposition {@code text}; empty when absent. */
+    private static Optional<Double> gauge(String text, String metric) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(metric) + "\\{[^}]*name=\"lineflow\"[^}]*\\} (\\S+)$")
+                .matcher(text);
+        return m.find() ? Optional.of(Double.parseDouble(m.group(1))) : Optional.empty();
+    }
+
+    /** The duplicate ratio for the deployment {@code lineflow} in the exposition {@code text}; empty when absent. */
+    static Optional<Double> duplicateRatio(String text) {
+        return gauge(text, RATIO);
+    }
+
+    /** Whether the exposition {@code text} reports a DUPLICATE_CONSUMPTION finding. */
+    static boolean reportsDuplicateConsumption(String text) {
+        return FINDING.matcher(text).find();
     }
 
     /** The reconciler's exposition, from its running pod's address; empty when it does not answer. */
@@ -120,7 +143,7 @@ final class ReconcilerMetrics {
         }
         try {
             HttpResponse<String> r = http.send(
-                    HttpRequest.newBuilder(URI.create("http://" + ip.get() + ":" + METRICS_PORT + "/metrics"))
+                    HttpRequest.newBuilder(scrapeAt.apply(ip.get()).resolve("/metrics"))
                             .timeout(Duration.ofSeconds(10))
                             .build(),
                     HttpResponse.BodyHandlers.ofString());

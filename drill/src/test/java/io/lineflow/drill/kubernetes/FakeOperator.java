@@ -1,5 +1,6 @@
 package io.lineflow.drill.kubernetes;
 
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -28,6 +29,11 @@ import java.util.concurrent.TimeUnit;
  * the state the spec asks for. The status is computed by the operator's own API types.
  */
 final class FakeOperator implements AutoCloseable {
+    /** The pod IPs of {@code lineflow-jobmanager-1} and, once there, {@code lineflow-jobmanager-2}. */
+    static final String JM_1_IP = "10.244.0.11";
+
+    static final String JM_2_IP = "10.244.0.12";
+
     private final KubernetesClient client;
     private final String namespace;
     private final List<JobState> reconciled = new CopyOnWriteArrayList<>();
@@ -89,6 +95,39 @@ final class FakeOperator implements AutoCloseable {
                 .endCondition()
                 .endStatus()
                 .build();
+    }
+
+    /** A second JobManager, {@code lineflow-jobmanager-2}; the two at {@link #JM_1_IP} and {@link #JM_2_IP}. */
+    void secondJobManager() {
+        client.pods().inNamespace(namespace).withName("lineflow-jobmanager-1").edit(p -> {
+            p.getStatus().setPodIP(JM_1_IP);
+            return p;
+        });
+        Pod second = pod(namespace, "lineflow-jobmanager-2", FlinkCluster.JM, "lineflow-job:e2e", true);
+        second.getStatus().setPodIP(JM_2_IP);
+        client.resource(second).create();
+    }
+
+    /**
+     * Kubernetes HA's ConfigMap as Flink 1.20 writes it: the lock held by {@code holder}, the REST
+     * server leading at {@code restServerIp} and the Dispatcher at {@code dispatcherIp} (the two
+     * differ only while leadership changes hands).
+     */
+    void haLeader(String holder, String restServerIp, String dispatcherIp) {
+        client.resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName(FlinkCluster.HA_CONFIG_MAP)
+                        .withNamespace(namespace)
+                        .addToAnnotations(
+                                "control-plane.alpha.kubernetes.io/leader",
+                                "{\"holderIdentity\":\"" + holder + "\",\"leaseDuration\":15.0}")
+                        .endMetadata()
+                        .addToData("org.apache.flink.k8s.leader.restserver", "http://" + restServerIp + ":8081\nf00d")
+                        .addToData(
+                                "org.apache.flink.k8s.leader.dispatcher",
+                                "pekko.tcp://flink@" + dispatcherIp + ":6123/user/rpc/dispatcher_1\nf00d")
+                        .build())
+                .create();
     }
 
     FlinkDeployment deployment() {

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.net.URI;
 import java.util.Map;
 
 /** What the Kubernetes drill reads of the cluster, read from fabric8's mock API server. */
@@ -26,6 +28,9 @@ class FlinkClusterTest {
     private static final String NS = "lineflow";
 
     KubernetesClient client;
+
+    /** An address on which nothing listens: a JobManager whose REST API does not answer. */
+    private static final URI NOBODY = URI.create("http://127.0.0.1:1");
 
     private FakeOperator operator;
     private FlinkCluster flink;
@@ -161,6 +166,153 @@ class FlinkClusterTest {
         assertThat(flink.healthStatus()).isEqualTo("HEALTHY");
         assertThat(flink.health())
                 .hasValueSatisfying(c -> assertThat(String.valueOf(c.getData())).contains("CHECKPOINTING_DISABLED"));
+    }
+
+    /** The cluster, with the JobManagers' REST APIs at {@code rest} by pod IP; at any other IP nobody answers. */
+    private FlinkCluster withRest(Map<String, URI> rest) {
+        return new FlinkCluster(client, NS, "operator", ip -> rest.getOrDefault(ip, NOBODY));
+    }
+
+    /**
+     * {@code /jobs/job-1} as a JobManager's REST API answers it (Flink 1.20): the time the job last
+     * entered each state, 0 for a state it has not been in; RUNNING also counts tasks elsewhere.
+     */
+    private static String jobDetails(String state, long running) {
+        return "{\"jid\":\"job-1\",\"name\":\"lineflow\",\"isStoppable\":false,\"state\":\"" + state + "\","
+                + "\"job-type\":\"STREAMING\",\"start-time\":1700000000000,\"end-time\":-1,\"duration\":60000,"
+                + "\"maxParallelism\":-1,\"now\":1700000060000,"
+                + "\"timestamps\":{\"FAILED\":0,\"CREATED\":1700000000100,\"INITIALIZING\":1700000000000,"
+                + "\"RESTARTING\":0,\"RUNNING\":" + running + ",\"SUSPENDED\":0,\"CANCELLING\":0,"
+                + "\"FAILING\":0,\"RECONCILING\":0,\"CANCELED\":0,\"FINISHED\":0},"
+                + "\"vertices\":[{\"id\":\"v1\",\"name\":\"Source: kafka-source\",\"parallelism\":2,"
+                + "\"status\":\"RUNNING\",\"tasks\":{\"RUNNING\":2,\"FAILED\":0}}],"
+                + "\"status-counts\":{\"RUNNING\":1,\"FAILED\":0}}";
+    }
+
+    @Test
+    void theLeaderIsTheJobManagerWhoseIpTheHaConfigMapNames() {
+        assertThat(flink.leader()).as("no HA ConfigMap yet").isEmpty();
+        operator.secondJobManager();
+        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
+        assertThat(flink.leader())
+                .hasValueSatisfying(p -> assertThat(p.getMetadata().getName()).isEqualTo("lineflow-jobmanager-2"));
+    }
+
+    @Test
+    void noLeaderWhileTheLeadingComponentsNameDifferentJobManagers() {
+        operator.secondJobManager();
+        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_1_IP);
+        assertThat(flink.leader()).isEmpty();
+    }
+
+    @Test
+    void noLeaderWhenTheHaConfigMapNamesNoJobManagersIp() {
+        operator.secondJobManager();
+        operator.haLeader("6c1b", "10.244.0.99", "10.244.0.99");
+        assertThat(flink.leader()).isEmpty();
+    }
+
+    @Test
+    void runningSinceIsWhenTheLeadingJobManagerSaysTheJobBecameRunningNotTheStandby() throws IOException {
+        operator.secondJobManager();
+        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
+        try (TestingHttpServer standby = new TestingHttpServer();
+                TestingHttpServer leader = new TestingHttpServer()) {
+            standby.on("/jobs/job-1", jobDetails("RUNNING", 1_700_000_001_000L));
+            leader.on("/jobs/job-1", jobDetails("RUNNING", 1_700_000_002_000L));
+            FlinkCluster flink =
+                    withRest(Map.of(FakeOperator.JM_1_IP, standby.uri(), FakeOperator.JM_2_IP, leader.uri()));
+
+            assertThat(flink.runningSince()).contains(1_700_000_002_000L);
+            assertThat(leader.asked()).containsExactly("/jobs/job-1");
+            assertThat(standby.asked()).isEmpty();
+        }
+    }
+
+    @Test
+    void runningSinceFollowsTheLeadershipToTheOtherJobManager() throws IOException {
+        operator.secondJobManager();
+        operator.haLeader("6c1b", FakeOperator.JM_1_IP, FakeOperator.JM_1_IP);
+        try (TestingHttpServer first = new TestingHttpServer();
+                TestingHttpServer second = new TestingHttpServer()) {
+            first.on("/jobs/job-1", jobDetails("RUNNING", 1_700_000_001_000L));
+            second.on("/jobs/job-1", jobDetails("RUNNING", 1_700_000_002_000L));
+            FlinkCluster flink =
+                    withRest(Map.of(FakeOperator.JM_1_IP, first.uri(), FakeOperator.JM_2_IP, second.uri()));
+
+            assertThat(flink.runningSince()).contains(1_700_000_001_000L);
+            assertThat(second.asked()).isEmpty();
+        }
+    }
+
+    @Test
+    void runningSinceIsEmptyWithoutALeaderAndNoJobManagerIsAsked() throws IOException {
+        operator.secondJobManager();
+        try (TestingHttpServer first = new TestingHttpServer();
+                TestingHttpServer second = new TestingHttpServer()) {
+            first.on("/jobs/job-1", jobDetails("RUNNING", 1_700_000_001_000L));
+            second.on("/jobs/job-1", jobDetails("RUNNING", 1_700_000_002_000L));
+            FlinkCluster flink =
+                    withRest(Map.of(FakeOperator.JM_1_IP, first.uri(), FakeOperator.JM_2_IP, second.uri()));
+            assertThat(flink.runningSince()).as("no HA ConfigMap").isEmpty();
+
+            operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_1_IP);
+            assertThat(flink.runningSince()).as("leadership changing hands").isEmpty();
+            assertThat(first.asked()).isEmpty();
+            assertThat(second.asked()).isEmpty();
+        }
+    }
+
+    @Test
+    void runningSinceIsEmptyWhileTheOperatorReportsNoJobId() throws IOException {
+        operator.secondJobManager();
+        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
+        FlinkDeployment fd = operator.deployment();
+        fd.getStatus().getJobStatus().setJobId(null);
+        client.resource(fd).updateStatus();
+        try (TestingHttpServer leader = new TestingHttpServer()) {
+            leader.on("/jobs/", jobDetails("RUNNING", 1_700_000_002_000L));
+            FlinkCluster flink = withRest(Map.of(FakeOperator.JM_2_IP, leader.uri()));
+
+            assertThat(flink.runningSince()).isEmpty();
+            assertThat(leader.asked()).isEmpty();
+        }
+    }
+
+    @Test
+    void runningSinceIsEmptyWhenTheLeaderDoesNotAnswerOrNotWithTheJob() throws IOException {
+        operator.secondJobManager();
+        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
+        assertThat(withRest(Map.of()).runningSince()).as("nobody listening").isEmpty();
+        try (TestingHttpServer leader = new TestingHttpServer()) {
+            FlinkCluster flink = withRest(Map.of(FakeOperator.JM_2_IP, leader.uri()));
+            assertThat(flink.runningSince()).as("the job not (yet) known: 404").isEmpty();
+
+            leader.on("/jobs/job-1", 503, jobDetails("RUNNING", 1_700_000_002_000L));
+            assertThat(flink.runningSince())
+                    .as("an error status, whatever the body")
+                    .isEmpty();
+
+            leader.on("/jobs/job-1", "{\"jid\":\"job-1\",\"state\":\"RUNNING\"}");
+            assertThat(flink.runningSince()).as("no timestamps").isEmpty();
+            assertThat(leader.asked()).containsOnly("/jobs/job-1");
+        }
+    }
+
+    /**
+     * A new leader recovering the job reports RUNNING's timestamp as 0 (not yet entered), and
+     * runningSince passes it on rather than empty: harmless, as the timeline counts a recovery only
+     * from a time at or after the injection.
+     */
+    @Test
+    void runningSinceOfAJobTheNewLeaderHasNotRunYetIsZero() throws IOException {
+        operator.secondJobManager();
+        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
+        try (TestingHttpServer leader = new TestingHttpServer()) {
+            leader.on("/jobs/job-1", jobDetails("INITIALIZING", 0));
+            assertThat(withRest(Map.of(FakeOperator.JM_2_IP, leader.uri())).runningSince())
+                    .contains(0L);
+        }
     }
 
     @Test

@@ -7,7 +7,6 @@ import io.lineflow.drill.core.Backend;
 import io.lineflow.drill.core.Fault;
 import io.lineflow.drill.core.Services;
 
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
@@ -166,29 +165,10 @@ class KubernetesBackendTest {
                 .containsExactly("lineflow: delete pod -l app=lineflow,component=jobmanager --wait=false");
     }
 
-    /** Two JobManagers, the second leading as Kubernetes HA records it (addresses as Flink 1.20 writes them). */
+    /** Two JobManagers, the second leading as Kubernetes HA records it. */
     private void twoJobManagersTheSecondLeading() {
-        client.pods().inNamespace(NS).withName("lineflow-jobmanager-1").edit(p -> {
-            p.getStatus().setPodIP("10.244.0.11");
-            return p;
-        });
-        var second = FakeOperator.pod(NS, "lineflow-jobmanager-2", FlinkCluster.JM, "lineflow-job:e2e", true);
-        second.getStatus().setPodIP("10.244.0.12");
-        client.resource(second).create();
-        client.resource(new ConfigMapBuilder()
-                        .withNewMetadata()
-                        .withName(FlinkCluster.HA_CONFIG_MAP)
-                        .withNamespace(NS)
-                        .addToAnnotations(
-                                "control-plane.alpha.kubernetes.io/leader",
-                                "{\"holderIdentity\":\"6c1b\",\"leaseDuration\":15.0}")
-                        .endMetadata()
-                        .addToData("org.apache.flink.k8s.leader.restserver", "http://10.244.0.12:8081\nf00d")
-                        .addToData(
-                                "org.apache.flink.k8s.leader.dispatcher",
-                                "pekko.tcp://flink@10.244.0.12:6123/user/rpc/dispatcher_1\nf00d")
-                        .build())
-                .create();
+        operator.secondJobManager();
+        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
     }
 
     @Test
