@@ -101,6 +101,9 @@ class RenderedOutputTest {
         assertThat(conf(r).path("state.backend.type").asText()).isEqualTo("rocksdb");
         assertThat(conf(r).path("state.backend.incremental").asText()).isEqualTo("true");
         assertThat(conf(r).path("state.checkpoints.dir").asText()).startsWith("s3://");
+        assertThat(conf(r).path("slotmanager.redundant-taskmanager-num").asText())
+                .as("a spare TaskManager")
+                .isEqualTo("1");
         assertThat(r.ofKind("PodMonitor"))
                 .extracting(Rendered::id)
                 .containsExactlyInAnyOrder("PodMonitor/lineflow-flink", "PodMonitor/lineflow-reconciler");

@@ -91,9 +91,10 @@ public final class FlinkRest {
         return JSON.convertValue(get(base, path + query), new TypeReference<List<Metric>>() {});
     }
 
-    /** How many TaskManagers are registered ({@code GET /taskmanagers}). */
-    public int taskManagers(String base) throws IOException {
-        return get(base, "/taskmanagers").path("taskmanagers").size();
+    /** {@code GET /taskmanagers}: the registered TaskManagers. */
+    public List<TaskManager> taskManagers(String base) throws IOException {
+        return JSON.convertValue(
+                get(base, "/taskmanagers").path("taskmanagers"), new TypeReference<List<TaskManager>>() {});
     }
 
     /** Whether a REST endpoint answers at all ({@code GET /config}, which needs no leader). */

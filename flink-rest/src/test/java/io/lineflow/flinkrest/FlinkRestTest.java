@@ -104,7 +104,11 @@ class FlinkRestTest {
             assertThat(v.parallelism()).isEqualTo(1);
             assertThat(v.status()).isEqualTo("RUNNING");
         });
-        assertThat(rest.taskManagers(base)).isEqualTo(1);
+        assertThat(rest.taskManagers(base)).singleElement().satisfies(tm -> {
+            assertThat(tm.id()).isNotBlank();
+            assertThat(tm.slotsNumber()).isEqualTo(2);
+            assertThat(tm.busy()).as("it runs the job's task: %s", tm).isTrue();
+        });
         assertThat(rest.answers(base)).isTrue();
     }
 

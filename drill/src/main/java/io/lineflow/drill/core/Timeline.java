@@ -26,13 +26,25 @@ public final class Timeline {
      * Watches the job after a fault struck at {@code injectedAt}; {@code recoveredAt} is when the
      * job ran again if the strike waited for that, else null. The findings go to {@code result}.
      */
+    /**
+     * When the job ran again after a fault whose strike waited for a recovery seen at {@code
+     * recoveredAt}: since when the backend says the job runs, where that falls after the fault and
+     * before {@code recoveredAt} (the operator reports RUNNING after the job is), else {@code
+     * recoveredAt}. Rows count from then: they are the recovered job's.
+     */
+    static long recoveredSince(long injectedAt, long recoveredAt, Backend.RunState job) {
+        Long since = job.running() ? job.runningSince() : null;
+        return since != null && since >= injectedAt && since < recoveredAt ? since : recoveredAt;
+    }
+
     public static void measure(Backend backend, Pace pace, long injectedAt, Long recoveredAt, ScenarioResult result) {
         long deadline = injectedAt + pace.limit().toMillis();
         boolean left = recoveredAt != null;
         long outputAfter = injectedAt;
         if (recoveredAt != null) {
-            result.recoveryMillis = recoveredAt - injectedAt;
-            outputAfter = recoveredAt;
+            long since = recoveredSince(injectedAt, recoveredAt, backend.job());
+            result.recoveryMillis = since - injectedAt;
+            outputAfter = since;
             deadline = recoveredAt + pace.limitAfterRecovery().toMillis();
         }
         while (System.currentTimeMillis() < deadline) {
@@ -42,9 +54,9 @@ public final class Timeline {
                 left = true;
             } else if (result.recoveryMillis == null
                     && (left || (job.runningSince() != null && job.runningSince() >= injectedAt))) {
-                result.recoveryMillis = now - injectedAt;
-                // Where the backend cannot say since when the job runs, since it was seen running.
-                outputAfter = job.runningSince() == null ? now : Math.max(injectedAt, job.runningSince());
+                // Since when the job runs, where the backend says so; else since it was seen running.
+                outputAfter = job.runningSince() != null && job.runningSince() >= injectedAt ? job.runningSince() : now;
+                result.recoveryMillis = outputAfter - injectedAt;
             }
             boolean settled = result.recoveryMillis != null || (!left && now - injectedAt > RIDDEN_OUT_MILLIS);
             Long first = settled ? TableCheck.firstRowWrittenAfter(backend.database(), outputAfter) : null;

@@ -1,5 +1,8 @@
 package io.lineflow.drill.kubernetes;
 
+import io.lineflow.flinkrest.FlinkRest;
+import io.lineflow.flinkrest.TaskManager;
+
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
@@ -18,9 +21,6 @@ import org.apache.flink.kubernetes.operator.api.status.JobStatus;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -59,10 +59,7 @@ final class FlinkCluster {
     private static final Pattern HOLDER = Pattern.compile("\"holderIdentity\"\\s*:\\s*\"([^\"]*)\"");
     private static final String LEADER_KEY_PREFIX = "org.apache.flink.k8s.leader.";
     private static final int REST_PORT = 8081;
-    private static final Pattern RUNNING_SINCE =
-            Pattern.compile("\"timestamps\"\\s*:\\s*\\{[^}]*\"RUNNING\"\\s*:\\s*(\\d+)");
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    private final FlinkRest rest = new FlinkRest(Duration.ofSeconds(5));
     private static final Pattern ADDRESS = Pattern.compile("(\\d{1,3}(?:\\.\\d{1,3}){3})");
 
     private final KubernetesClient client;
@@ -234,24 +231,40 @@ final class FlinkCluster {
      */
     Optional<Long> runningSince() {
         String job = jobId();
+        if (job.isEmpty()) {
+            return Optional.empty();
+        }
+        return fromLeader(base -> rest.job(base, job).runningSince()).filter(since -> since > 0);
+    }
+
+    /**
+     * The names of the TaskManager pods that run tasks, as the leading JobManager's REST API lists
+     * them (under native Kubernetes a TaskManager's id is its pod's name); empty while there is no
+     * leader or no answer. A spare TaskManager (slotmanager.redundant-taskmanager-num) is not one.
+     */
+    List<String> busyTaskManagers() {
+        return fromLeader(base -> rest.taskManagers(base).stream()
+                        .filter(TaskManager::busy)
+                        .map(TaskManager::id)
+                        .toList())
+                .orElse(List.of());
+    }
+
+    /** A call to the leading JobManager's REST API; empty while there is no leader or no answer. */
+    private <T> Optional<T> fromLeader(RestCall<T> call) {
         Optional<String> ip = leader().map(p -> p.getStatus().getPodIP());
-        if (job.isEmpty() || ip.isEmpty()) {
+        if (ip.isEmpty()) {
             return Optional.empty();
         }
         try {
-            HttpResponse<String> r = http.send(
-                    HttpRequest.newBuilder(restAt.apply(ip.get()).resolve("/jobs/" + job))
-                            .timeout(Duration.ofSeconds(5))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            Matcher m = RUNNING_SINCE.matcher(r.body());
-            return r.statusCode() == 200 && m.find() ? Optional.of(Long.parseLong(m.group(1))) : Optional.empty();
+            return Optional.of(call.at(restAt.apply(ip.get()).toString()));
         } catch (IOException e) {
             return Optional.empty();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.empty();
         }
+    }
+
+    private interface RestCall<T> {
+        T at(String base) throws IOException;
     }
 
     /** The JobManager pods that are not being deleted. */

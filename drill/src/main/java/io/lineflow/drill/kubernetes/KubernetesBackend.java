@@ -2,7 +2,6 @@ package io.lineflow.drill.kubernetes;
 
 import static io.lineflow.drill.kubernetes.FlinkCluster.JM;
 import static io.lineflow.drill.kubernetes.FlinkCluster.OPERATOR;
-import static io.lineflow.drill.kubernetes.FlinkCluster.TM;
 import static io.lineflow.drill.kubernetes.FlinkCluster.selector;
 
 import io.lineflow.drill.core.Await;
@@ -158,8 +157,13 @@ final class KubernetesBackend implements Backend {
                 yield null;
             }
             case TM_POD_KILL -> {
+                // One that runs tasks: killing the spare would show nothing.
+                String pod = flink.busyTaskManagers().stream()
+                        .findFirst()
+                        .orElseThrow(() -> new IllegalStateException(
+                                "no TaskManager runs tasks, as the leading JobManager's REST API lists them"));
                 log.accept("  "
-                        + k8s.run("delete", "pod", "-l", selector(TM), "--grace-period=0", "--force", "--wait=false")
+                        + k8s.run("delete", "pod", pod, "--grace-period=0", "--force", "--wait=false")
                                 .trim());
                 yield null;
             }

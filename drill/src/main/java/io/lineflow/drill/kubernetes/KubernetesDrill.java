@@ -193,7 +193,7 @@ public final class KubernetesDrill {
                             scenario.id(), DrillReport.seconds(result.leaderMillis));
                 }
                 log(
-                        "%s: operator status RUNNING again after %s, first new window row after %s",
+                        "%s: job RUNNING again after %s, first new window row after %s",
                         scenario.id(),
                         result.recoveryMillis == null
                                 ? "(never left RUNNING)"

@@ -394,7 +394,7 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
     /** How many TaskManagers the JobManager behind {@code base} knows; 0 while it cannot tell. */
     private int taskManagers(String base) {
         try {
-            return rest.taskManagers(base);
+            return rest.taskManagers(base).size();
         } catch (IOException e) {
             return 0;
         }

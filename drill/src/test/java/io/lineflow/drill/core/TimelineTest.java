@@ -55,9 +55,18 @@ class TimelineTest {
 
     @Test
     void aJobRunningSinceAfterTheFaultRestartedBetweenTwoLooks() {
-        long injectedAt = System.currentTimeMillis();
-        ScenarioResult r = measure(job(List.of(new Backend.RunState(true, injectedAt + 1))), injectedAt, null);
-        assertThat(r.recoveryMillis).isNotNull();
+        // The fault a second ago, the job running since 200 ms after it, seen only now.
+        long injectedAt = System.currentTimeMillis() - 1000;
+        ScenarioResult r = new ScenarioResult(new Scenario("s", false, true));
+        Timeline.measure(
+                job(List.of(new Backend.RunState(true, injectedAt + 200))),
+                new Timeline.Pace(Duration.ofMillis(5), Duration.ofMillis(1300), Duration.ofMillis(300)),
+                injectedAt,
+                null,
+                r);
+        assertThat(r.recoveryMillis)
+                .as("the job's own time, not when it was seen")
+                .isEqualTo(200L);
     }
 
     @Test
@@ -67,6 +76,31 @@ class TimelineTest {
                 .isNull();
         assertThat(measure(job(List.of(new Backend.RunState(true, null))), injectedAt, null).recoveryMillis)
                 .isNull();
+    }
+
+    @Test
+    void aJobRunningBeforeTheRecoveryTheStrikeWaitedForRecoveredThen() {
+        long injectedAt = System.currentTimeMillis() - 1000;
+        ScenarioResult r =
+                measure(job(List.of(new Backend.RunState(true, injectedAt + 300))), injectedAt, injectedAt + 700);
+        assertThat(r.recoveryMillis).isEqualTo(300L);
+    }
+
+    @Test
+    void aRunningSinceOutsideTheFaultAndTheRecoveryIsNotTheRecoveredJob() {
+        long injectedAt = 10_000;
+        long recoveredAt = 10_700;
+        assertThat(Timeline.recoveredSince(injectedAt, recoveredAt, new Backend.RunState(true, injectedAt - 1)))
+                .as("the job that was struck")
+                .isEqualTo(recoveredAt);
+        assertThat(Timeline.recoveredSince(injectedAt, recoveredAt, new Backend.RunState(true, recoveredAt + 5)))
+                .as("a restart after the recovery")
+                .isEqualTo(recoveredAt);
+        assertThat(Timeline.recoveredSince(injectedAt, recoveredAt, new Backend.RunState(false, injectedAt + 5)))
+                .as("a job not running")
+                .isEqualTo(recoveredAt);
+        assertThat(Timeline.recoveredSince(injectedAt, recoveredAt, new Backend.RunState(true, injectedAt + 5)))
+                .isEqualTo(injectedAt + 5);
     }
 
     @Test

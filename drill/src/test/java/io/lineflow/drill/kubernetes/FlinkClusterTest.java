@@ -299,20 +299,50 @@ class FlinkClusterTest {
         }
     }
 
-    /**
-     * A new leader recovering the job reports RUNNING's timestamp as 0 (not yet entered), and
-     * runningSince passes it on rather than empty: harmless, as the timeline counts a recovery only
-     * from a time at or after the injection.
-     */
+    /** A new leader recovering the job reports RUNNING's timestamp as 0 (not yet entered): not running. */
     @Test
-    void runningSinceOfAJobTheNewLeaderHasNotRunYetIsZero() throws IOException {
+    void runningSinceOfAJobTheNewLeaderHasNotRunYetIsEmpty() throws IOException {
         operator.secondJobManager();
         operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
         try (TestingHttpServer leader = new TestingHttpServer()) {
             leader.on("/jobs/job-1", jobDetails("INITIALIZING", 0));
             assertThat(withRest(Map.of(FakeOperator.JM_2_IP, leader.uri())).runningSince())
-                    .contains(0L);
+                    .isEmpty();
         }
+    }
+
+    @Test
+    void busyTaskManagersAreThoseTheLeaderListsWithATakenSlot() throws IOException {
+        operator.secondJobManager();
+        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
+        assertThat(withRest(Map.of()).busyTaskManagers()).as("nobody listening").isEmpty();
+        try (TestingHttpServer standby = new TestingHttpServer();
+                TestingHttpServer leader = new TestingHttpServer()) {
+            standby.on("/taskmanagers", taskManagers("lineflow-taskmanager-1-9", 0));
+            leader.on(
+                    "/taskmanagers",
+                    "{\"taskmanagers\":["
+                            + taskManager("lineflow-taskmanager-1-1", 2) + ","
+                            + taskManager("lineflow-taskmanager-1-2", 0) + ","
+                            + taskManager("lineflow-taskmanager-1-3", 1) + "]}");
+            FlinkCluster flink =
+                    withRest(Map.of(FakeOperator.JM_1_IP, standby.uri(), FakeOperator.JM_2_IP, leader.uri()));
+            assertThat(flink.busyTaskManagers())
+                    .as("the spare (every slot free) is not one")
+                    .containsExactly("lineflow-taskmanager-1-2", "lineflow-taskmanager-1-3");
+            assertThat(standby.asked()).isEmpty();
+        }
+    }
+
+    /** A TaskManager of two slots as {@code /taskmanagers} lists it. */
+    static String taskManager(String id, int freeSlots) {
+        return "{\"id\":\"" + id + "\",\"path\":\"pekko.tcp://flink@10.244.0.20:6122/user/rpc/taskmanager_0\","
+                + "\"dataPort\":6121,\"jmxPort\":-1,\"timeSinceLastHeartbeat\":1700000060000,"
+                + "\"slotsNumber\":2,\"freeSlots\":" + freeSlots + ",\"totalResource\":{},\"freeResource\":{}}";
+    }
+
+    static String taskManagers(String id, int freeSlots) {
+        return "{\"taskmanagers\":[" + taskManager(id, freeSlots) + "]}";
     }
 
     @Test

@@ -131,15 +131,17 @@ class KubernetesBackendTest {
     private final RecordingServices services = new RecordingServices();
     private final List<String> log = new ArrayList<>();
     private FakeOperator operator;
+    private TestingHttpServer jobManagerRest;
     private KubernetesBackend backend;
 
     @BeforeEach
-    void deployed() {
+    void deployed() throws IOException {
+        jobManagerRest = new TestingHttpServer();
         operator = FakeOperator.deploy(client, NS);
         client.resource(FakeOperator.pod(OPERATOR_NS, "operator-1", FlinkCluster.OPERATOR, "operator:1.10.0", true))
                 .create();
         backend = new KubernetesBackend(
-                new FlinkCluster(client, NS, OPERATOR_NS),
+                new FlinkCluster(client, NS, OPERATOR_NS, ip -> jobManagerRest.uri()),
                 new Kubectl("kubectl", NS, kubectl),
                 new Kubectl("kubectl", OPERATOR_NS, kubectl),
                 services,
@@ -155,6 +157,7 @@ class KubernetesBackendTest {
 
     @AfterEach
     void stopOperator() {
+        jobManagerRest.close();
         operator.close();
     }
 
@@ -205,11 +208,23 @@ class KubernetesBackendTest {
     }
 
     @Test
-    void tmPodKillForceDeletesTheTaskManagerPods() throws Exception {
+    void tmPodKillForceDeletesATaskManagerPodThatRunsTasksNotTheSpare() throws Exception {
+        twoJobManagersTheSecondLeading();
+        jobManagerRest.on(
+                "/taskmanagers",
+                "{\"taskmanagers\":[" + FlinkClusterTest.taskManager("lineflow-taskmanager-1-3", 2) + ","
+                        + FlinkClusterTest.taskManager("lineflow-taskmanager-1-4", 0) + "]}");
         assertThat(backend.strike(Fault.TM_POD_KILL)).isNull();
         assertThat(kubectl.commands)
-                .containsExactly(
-                        "lineflow: delete pod -l app=lineflow,component=taskmanager --grace-period=0 --force --wait=false");
+                .containsExactly("lineflow: delete pod lineflow-taskmanager-1-4 --grace-period=0 --force --wait=false");
+    }
+
+    @Test
+    void tmPodKillRefusesWhenNoTaskManagerRunsTasks() {
+        twoJobManagersTheSecondLeading();
+        jobManagerRest.on("/taskmanagers", FlinkClusterTest.taskManagers("lineflow-taskmanager-1-3", 2));
+        assertThatThrownBy(() -> backend.strike(Fault.TM_POD_KILL)).hasMessageContaining("no TaskManager runs tasks");
+        assertThat(kubectl.commands).isEmpty();
     }
 
     @Test
