@@ -32,7 +32,8 @@ final class ReconcilerMetrics {
     private static final int METRICS_PORT = 8080;
     private static final String RATIO = "lineflow_reconciler_duplicate_ratio";
     private static final Pattern FINDING =
-            Pattern.compile("(?m)^lineflow_reconciler_finding\\{[^}]*code=\"DUPLICATE_CONSUMPTION\"[^}]*\\} 1");
+            Pattern.compile("(?m)^lineflow_reconciler_finding\\{(?=[^}]*\\bname=\"lineflow\")"
+                    + "(?=[^}]*\\bcode=\"DUPLICATE_CONSUMPTION\")[^}]*\\} 1");
     /** Passes that measured a ratio, at the least, before the watch counts as having looked. */
     private static final int MIN_MEASURED = 3;
 

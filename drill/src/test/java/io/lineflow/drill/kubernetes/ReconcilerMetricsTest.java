@@ -173,6 +173,12 @@ class ReconcilerMetricsTest {
                                 EXPOSITION
                                         + "lineflow_reconciler_finding{namespace=\"lineflow\",name=\"lineflow\",code=\"DUPLICATE_CONSUMPTION\",severity=\"CRITICAL\"} 1\n"))
                 .isTrue();
+        assertThat(
+                        ReconcilerMetrics.reportsDuplicateConsumption(
+                                EXPOSITION
+                                        + "lineflow_reconciler_finding{namespace=\"lineflow\",name=\"canary\",code=\"DUPLICATE_CONSUMPTION\",severity=\"CRITICAL\"} 1\n"))
+                .as("another deployment's finding")
+                .isFalse();
     }
 
     @Test
