@@ -30,7 +30,10 @@ public enum Fault {
     JM_LEADER_KILL("jm-leader-kill", Backend.Kind.KUBERNETES),
     /** The standby JobManager's pod deleted: the job must not notice. */
     JM_STANDBY_DELETE("jm-standby-delete", Backend.Kind.KUBERNETES),
-    /** {@code kill 1} in the JobManager container: the kubelet restarts it in the same pod. */
+    /**
+     * {@code kill 1} (SIGTERM) in the leading JobManager's container: its JVM shuts down and gives
+     * up leadership; the kubelet restarts the container in the same pod.
+     */
     JM_KILL("jm-kill", Backend.Kind.KUBERNETES),
     /** A TaskManager pod force-deleted: the JobManager asks for a new one and restores the job. */
     TM_POD_KILL("tm-pod-kill", Backend.Kind.KUBERNETES),

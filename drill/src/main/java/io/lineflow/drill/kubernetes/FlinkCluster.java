@@ -166,14 +166,6 @@ final class FlinkCluster {
                 client.pods().inNamespace(namespace).withLabels(labels).list().getItems());
     }
 
-    /** The name of a pod with {@code labels}. */
-    String podName(Map<String, String> labels) {
-        return pods(labels).orElse(List.of()).stream()
-                .map(p -> p.getMetadata().getName())
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException("no pod " + selector(labels) + " in " + namespace));
-    }
-
     /** The uids of the pods with {@code labels}, space-separated: a replaced pod changes it. */
     String podUids(Map<String, String> labels) {
         return pods(labels).orElse(List.of()).stream()

@@ -151,9 +151,10 @@ final class KubernetesBackend implements Backend {
                 yield null;
             }
             case JM_KILL -> {
-                String pod = flink.podName(JM);
+                // The leader's: the standby's JVM stopping would show nothing.
+                String pod = leader().getMetadata().getName();
                 k8s.run("exec", pod, "-c", "flink-main-container", "--", "bash", "-c", "kill 1");
-                log.accept("  kill 1 in pod " + pod + "'s Flink container");
+                log.accept("  kill 1 in pod " + pod + "'s Flink container (the leader)");
                 yield null;
             }
             case TM_POD_KILL -> {

@@ -201,10 +201,11 @@ class KubernetesBackendTest {
     }
 
     @Test
-    void jmKillKillsTheFlinkProcessInTheJobManagerContainer() throws Exception {
+    void jmKillKillsTheFlinkProcessInTheLeadingJobManagersContainer() throws Exception {
+        twoJobManagersTheSecondLeading();
         assertThat(backend.strike(Fault.JM_KILL)).isNull();
         assertThat(kubectl.commands)
-                .containsExactly("lineflow: exec lineflow-jobmanager-1 -c flink-main-container -- bash -c kill 1");
+                .containsExactly("lineflow: exec lineflow-jobmanager-2 -c flink-main-container -- bash -c kill 1");
     }
 
     @Test
