@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
@@ -111,7 +112,7 @@ final class FakeOperator implements AutoCloseable {
     /**
      * Kubernetes HA's ConfigMap as Flink 1.20 writes it: the lock held by {@code holder}, the REST
      * server leading at {@code restServerIp} and the Dispatcher at {@code dispatcherIp} (the two
-     * differ only while leadership changes hands).
+     * differ only while leadership changes hands); a new leader rewrites it.
      */
     void haLeader(String holder, String restServerIp, String dispatcherIp) {
         client.resource(new ConfigMapBuilder()
@@ -127,7 +128,7 @@ final class FakeOperator implements AutoCloseable {
                                 "org.apache.flink.k8s.leader.dispatcher",
                                 "pekko.tcp://flink@" + dispatcherIp + ":6123/user/rpc/dispatcher_1\nf00d")
                         .build())
-                .create();
+                .createOr(NonDeletingOperation::update);
     }
 
     FlinkDeployment deployment() {

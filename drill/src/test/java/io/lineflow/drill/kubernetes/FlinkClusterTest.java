@@ -209,26 +209,9 @@ class FlinkClusterTest {
     }
 
     @Test
-    void runningSinceIsWhenTheLeadingJobManagerSaysTheJobBecameRunningNotTheStandby() throws IOException {
+    void runningSinceIsWhatTheLeadingJobManagerSaysAndFollowsTheLeadership() throws IOException {
         operator.secondJobManager();
         operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
-        try (TestingHttpServer standby = new TestingHttpServer();
-                TestingHttpServer leader = new TestingHttpServer()) {
-            standby.on("/jobs/job-1", jobDetails("RUNNING", 1_700_000_001_000L));
-            leader.on("/jobs/job-1", jobDetails("RUNNING", 1_700_000_002_000L));
-            FlinkCluster flink =
-                    withRest(Map.of(FakeOperator.JM_1_IP, standby.uri(), FakeOperator.JM_2_IP, leader.uri()));
-
-            assertThat(flink.runningSince()).contains(1_700_000_002_000L);
-            assertThat(leader.asked()).containsExactly("/jobs/job-1");
-            assertThat(standby.asked()).isEmpty();
-        }
-    }
-
-    @Test
-    void runningSinceFollowsTheLeadershipToTheOtherJobManager() throws IOException {
-        operator.secondJobManager();
-        operator.haLeader("6c1b", FakeOperator.JM_1_IP, FakeOperator.JM_1_IP);
         try (TestingHttpServer first = new TestingHttpServer();
                 TestingHttpServer second = new TestingHttpServer()) {
             first.on("/jobs/job-1", jobDetails("RUNNING", 1_700_000_001_000L));
@@ -236,8 +219,13 @@ class FlinkClusterTest {
             FlinkCluster flink =
                     withRest(Map.of(FakeOperator.JM_1_IP, first.uri(), FakeOperator.JM_2_IP, second.uri()));
 
+            assertThat(flink.runningSince()).contains(1_700_000_002_000L);
+            assertThat(second.asked()).containsExactly("/jobs/job-1");
+            assertThat(first.asked()).as("the standby").isEmpty();
+
+            operator.haLeader("7d2c", FakeOperator.JM_1_IP, FakeOperator.JM_1_IP);
             assertThat(flink.runningSince()).contains(1_700_000_001_000L);
-            assertThat(second.asked()).isEmpty();
+            assertThat(second.asked()).as("the new standby").containsExactly("/jobs/job-1");
         }
     }
 
