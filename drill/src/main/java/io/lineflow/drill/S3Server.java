@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -54,6 +55,8 @@ public final class S3Server implements AutoCloseable {
 
     private static final Duration START_LIMIT = Duration.ofSeconds(90);
     private static final Duration POLL = Duration.ofMillis(200);
+    /** A frozen process's threads are all stopped within milliseconds; this is the give-up point. */
+    private static final Duration STOP_LIMIT = Duration.ofSeconds(10);
 
     private final Path dir;
     private final String host;
@@ -203,9 +206,32 @@ public final class S3Server implements AutoCloseable {
      * until {@link #start}.
      */
     public synchronized void stop() {
-        running();
+        long pid = running().pid();
         signal("STOP");
         frozen = true;
+        // kill(2) only queues the signal: a thread in a system call stops when it returns from it.
+        Await.orFail(
+                STOP_LIMIT,
+                POLL,
+                "every thread of S3Proxy (pid " + pid + ") stopped, as /proc/" + pid + "/task/*/stat says",
+                () -> everyThreadStopped(pid));
+    }
+
+    /** Whether each thread of process {@code pid} is in state T (stopped), as the kernel reports it. */
+    private static boolean everyThreadStopped(long pid) {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            return tasks.allMatch(t -> {
+                try {
+                    String stat = Files.readString(t.resolve("stat"));
+                    // "tid (comm) S ...": the state follows the last ')' (comm may hold one).
+                    return stat.charAt(stat.lastIndexOf(')') + 2) == 'T';
+                } catch (IOException e) {
+                    return true; // a thread that ended meanwhile runs no more
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("listing the threads of S3Proxy (pid " + pid + ")", e);
+        }
     }
 
     /** Every key of the bucket, page after page of S3's list (up to 1000 keys a page). */
