@@ -3,6 +3,8 @@ package io.lineflow.flinkrest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lineflow.testing.Await;
+
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -24,7 +26,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Callable;
 
 /**
  * The client against the REST API of a real Flink 1.20 MiniCluster: one job checkpointing into a
@@ -74,6 +75,7 @@ class FlinkRestTest {
         }
         env.fromSequence(0, Long.MAX_VALUE)
                 .map((MapFunction<Long, Long>) v -> {
+                    // Not a wait: what keeps the job slow, so it runs until the class ends.
                     Thread.sleep(1);
                     return v;
                 })
@@ -85,7 +87,9 @@ class FlinkRestTest {
 
     @Test
     void readsTheJobsTheirStateAndWhenTheyStarted() throws Exception {
-        await(() -> rest.job(base, checkpointing.toHexString()).running());
+        await(
+                "the checkpointing job RUNNING",
+                () -> rest.job(base, checkpointing.toHexString()).running());
         List<JobOverview> jobs = rest.jobs(base);
         assertThat(jobs).extracting(JobOverview::id).contains(checkpointing.toHexString());
         JobOverview job = jobs.stream()
@@ -115,7 +119,9 @@ class FlinkRestTest {
     @Test
     void readsTheCheckpointConfigurationAndStatistics() throws Exception {
         String id = checkpointing.toHexString();
-        await(() -> rest.checkpoints(base, id).counts().completed() >= 2);
+        await(
+                "two completed checkpoints of job " + id,
+                () -> rest.checkpoints(base, id).counts().completed() >= 2);
         CheckpointConfig config = rest.checkpointConfig(base, id).orElseThrow();
         assertThat(config.interval()).isEqualTo(100);
         assertThat(config.timeout()).isPositive();
@@ -139,7 +145,7 @@ class FlinkRestTest {
     @Test
     void readsMetricsByNameAndAggregated() throws Exception {
         String id = checkpointing.toHexString();
-        await(() -> rest.job(base, id).running());
+        await("the checkpointing job RUNNING", () -> rest.job(base, id).running());
         assertThat(rest.metrics(base, "/jobs/" + id + "/metrics", List.of("numRestarts"), null))
                 .singleElement()
                 .satisfies(m -> {
@@ -148,19 +154,28 @@ class FlinkRestTest {
                 });
         String vertex = rest.job(base, id).vertices().get(0).id();
         String path = "/jobs/" + id + "/vertices/" + vertex + "/subtasks/metrics";
-        await(() -> rest.metrics(base, path, List.of(), null).stream().anyMatch(m -> m.id().equals("numRecordsOut")));
-        await(() -> rest.metrics(base, path, List.of("numRecordsOut"), "sum").stream()
-                .anyMatch(m -> m.sum() != null && m.sum() > 0));
+        await(
+                "numRecordsOut among the metrics of " + path,
+                () -> rest.metrics(base, path, List.of(), null).stream().anyMatch(m -> m.id().equals("numRecordsOut")));
+        await(
+                "a positive sum of numRecordsOut over " + path,
+                () -> rest.metrics(base, path, List.of("numRecordsOut"), "sum").stream()
+                        .anyMatch(m -> m.sum() != null && m.sum() > 0));
     }
 
     @Test
     void aJobWithoutCheckpointingHasNoCheckpointConfiguration() throws Exception {
         String id = withoutCheckpoints.toHexString();
-        await(() -> rest.job(base, id).running());
+        await("the job without checkpoints RUNNING", () -> rest.job(base, id).running());
         assertThat(rest.checkpointConfig(base, id)).isEmpty();
         assertThat(rest.checkpoints(base, id).counts().completed()).isZero();
         // The other job on the same cluster checkpoints: the empty answer is this job's own.
-        await(() -> rest.checkpoints(base, checkpointing.toHexString()).counts().completed() > 0);
+        await(
+                "a completed checkpoint of the checkpointing job",
+                () -> rest.checkpoints(base, checkpointing.toHexString())
+                                .counts()
+                                .completed()
+                        > 0);
         assertThat(rest.checkpointConfig(base, checkpointing.toHexString())).isPresent();
     }
 
@@ -173,18 +188,9 @@ class FlinkRestTest {
         assertThat(rest.answers("http://127.0.0.1:1")).isFalse();
     }
 
-    private static void await(Callable<Boolean> condition) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                if (condition.call()) {
-                    return;
-                }
-            } catch (FlinkRestException e) {
-                // the job or its metrics are not there yet
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("not within 60 s");
+    /** The test kit's wait: a {@link FlinkRestException} means the job or its metrics are not there yet. */
+    private static void await(String what, java.util.concurrent.Callable<Boolean> condition)
+            throws InterruptedException {
+        Await.until(what, Duration.ofSeconds(60), FlinkRestException.class::isInstance, condition);
     }
 }

@@ -131,6 +131,7 @@ class TableCheckTest {
         long start = System.currentTimeMillis();
         CompletableFuture<Void> late = CompletableFuture.runAsync(() -> {
             try {
+                // Not a wait: the scenario under test, the second sink flushing its rows late.
                 Thread.sleep(2000);
                 writeRejections(EXPECTED, 0);
             } catch (Exception e) {

@@ -14,6 +14,7 @@ import io.lineflow.reconciler.model.Sample;
 import io.lineflow.reconciler.model.SpecObservation;
 import io.lineflow.reconciler.observe.AdminKafkaObserver;
 import io.lineflow.reconciler.observe.HttpFlinkRestClient;
+import io.lineflow.testing.Await;
 import io.lineflow.testing.EmbeddedKafka;
 
 import org.apache.flink.api.common.JobID;
@@ -53,10 +54,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
 /**
@@ -75,7 +79,14 @@ class RealFlinkRestTest {
     private static final AtomicBoolean producing = new AtomicBoolean(true);
     private static MiniCluster withDir;
     private static MiniCluster heapOnly;
-    private static final List<JobID> running = new ArrayList<>();
+    /**
+     * A cluster of its own for the job whose source emits every record twice: the REST client
+     * observes one job per cluster (the newest RUNNING one), so two jobs sharing a cluster would
+     * be one observation under two names.
+     */
+    private static MiniCluster doubling;
+    /** The jobs the current test submitted, each with the cluster it runs on. */
+    private static final Map<JobID, MiniCluster> running = new LinkedHashMap<>();
     // The option's default against this plaintext broker: what an unconfigured reconciler does.
     private final AdminKafkaObserver topic = new AdminKafkaObserver(
             Duration.ofSeconds(10), ReconcilerOptions.KAFKA_SECURITY_PROTOCOL.defaultValue(), Clock.systemUTC());
@@ -97,6 +108,7 @@ class RealFlinkRestTest {
         a.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toUri().toString());
         withDir = start(a);
         heapOnly = start(clusterConf());
+        doubling = start(clusterConf());
     }
 
     private static Configuration clusterConf() {
@@ -116,25 +128,34 @@ class RealFlinkRestTest {
         return mc;
     }
 
+    /**
+     * Cancels the test's jobs and waits until each has ended: cancelJob only triggers the
+     * cancellation, and the next test's jobs need the slots and the topic's readers gone.
+     */
     @AfterEach
     void cancelJobs() throws Exception {
-        for (JobID id : running) {
-            for (MiniCluster mc : List.of(withDir, heapOnly)) {
-                try {
-                    mc.cancelJob(id).get();
-                } catch (Exception ignored) {
-                    // the job runs on the other cluster
-                }
+        for (Map.Entry<JobID, MiniCluster> job : running.entrySet()) {
+            try {
+                job.getValue().cancelJob(job.getKey()).get();
+            } catch (Exception ignored) {
+                // it had already ended (a job failing over too often fails)
             }
         }
+        for (Map.Entry<JobID, MiniCluster> job : running.entrySet()) {
+            Await.until(
+                    "job " + job.getKey() + " to reach a terminal state after its cancellation",
+                    Duration.ofSeconds(60),
+                    e -> false,
+                    () -> job.getValue().getJobStatus(job.getKey()).get().isGloballyTerminalState());
+        }
         running.clear();
-        Thread.sleep(500);
     }
 
     @AfterAll
     static void stopClusters() throws Exception {
         withDir.close();
         heapOnly.close();
+        doubling.close();
         producing.set(false);
         producer.join(10_000);
         kafka.close();
@@ -220,6 +241,8 @@ class RealFlinkRestTest {
 
         @Override
         public void snapshotState(FunctionSnapshotContext context) throws Exception {
+            // Not a wait: the behaviour under test, a snapshot that outlasts the job's 200 ms
+            // checkpoint timeout (by far, so a slow machine cannot make it finish in time).
             Thread.sleep(1_500);
         }
 
@@ -257,19 +280,26 @@ class RealFlinkRestTest {
 
     private static String submit(MiniCluster mc, JobGraph jg) throws Exception {
         mc.submitJob(jg).get();
-        running.add(jg.getJobID());
+        running.put(jg.getJobID(), mc);
         return mc.getRestAddress().get().toString();
     }
 
-    private FlinkObservation await(String url, Predicate<FlinkObservation> ready, Duration max)
+    /**
+     * Observes the job at {@code url} until {@code ready} holds and returns that observation;
+     * giving up after {@code max} names {@code what} and the last observation.
+     */
+    private FlinkObservation await(String url, String what, Predicate<FlinkObservation> ready, Duration max)
             throws InterruptedException {
-        long deadline = System.nanoTime() + max.toNanos();
-        FlinkObservation o = rest.observe(url, TOPIC);
-        while (!ready.test(o) && System.nanoTime() < deadline) {
-            Thread.sleep(250);
-            o = rest.observe(url, TOPIC);
+        AtomicReference<FlinkObservation> last = new AtomicReference<>();
+        try {
+            Await.until(what, max, e -> false, () -> {
+                last.set(rest.observe(url, TOPIC));
+                return ready.test(last.get());
+            });
+        } catch (IllegalStateException e) {
+            throw new AssertionError(e.getMessage() + "; last observation of " + url + ": " + last.get(), e);
         }
-        return o;
+        return last.get();
     }
 
     private static SpecObservation noSpec(String url) {
@@ -286,6 +316,7 @@ class RealFlinkRestTest {
         String url = submit(withDir, job(Reading.ONCE, 500, 10_000, 3, false));
         FlinkObservation o = await(
                 url,
+                "two completed checkpoints, a positive source rate and all " + PARTITIONS + " splits assigned",
                 x -> x.ok()
                         && x.job() != null
                         && x.job().checkpoints() != null
@@ -313,7 +344,10 @@ class RealFlinkRestTest {
     void jobWithoutCheckpointingIsReportedAsCheckpointingDisabled() throws Exception {
         String url = submit(withDir, job(Reading.ONCE, 0, 0, 0, false));
         FlinkObservation o = await(
-                url, x -> x.ok() && x.job() != null && x.job().state() == JobStatus.RUNNING, Duration.ofSeconds(30));
+                url,
+                "the job without checkpointing RUNNING",
+                x -> x.ok() && x.job() != null && x.job().state() == JobStatus.RUNNING,
+                Duration.ofSeconds(30));
         assertThat(o.job().checkpoints().enabled()).isFalse();
         assertThat(evaluate(url, o).codes()).containsExactly(FindingCode.CHECKPOINTING_DISABLED);
     }
@@ -323,6 +357,7 @@ class RealFlinkRestTest {
         String url = submit(heapOnly, job(Reading.ONCE, 500, 10_000, 3, false));
         FlinkObservation o = await(
                 url,
+                "a completed checkpoint of the RUNNING job",
                 x -> x.ok()
                         && x.job() != null
                         && x.job().state() == JobStatus.RUNNING
@@ -339,6 +374,7 @@ class RealFlinkRestTest {
         // Three failures in a row fail the job over; observe it while it runs between restarts.
         FlinkObservation o = await(
                 url,
+                "a failed checkpoint while the job has been RUNNING for at least 4 s",
                 x -> x.ok()
                         && x.job() != null
                         && x.job().checkpoints() != null
@@ -362,6 +398,7 @@ class RealFlinkRestTest {
         // The readers register their per-partition metrics once their splits are assigned.
         FlinkObservation o = await(
                 url,
+                "DUPLICATE_CONSUMPTION for the job with two sources",
                 x -> x.ok()
                         && x.job() != null
                         && x.job().state() == JobStatus.RUNNING
@@ -369,6 +406,7 @@ class RealFlinkRestTest {
                 Duration.ofSeconds(60));
         FlinkObservation plain = await(
                 plainUrl,
+                "all " + PARTITIONS + " splits of the plain job assigned",
                 x -> x.ok()
                         && x.job() != null
                         && x.job().state() == JobStatus.RUNNING
@@ -401,35 +439,77 @@ class RealFlinkRestTest {
 
     @Test
     void sourcesReadingEverythingTwiceAreDuplicateConsumptionWithRatioNearTwo() throws Exception {
-        String doubledUrl = submit(withDir, job(Reading.EVERY_RECORD_TWICE, 1_000, 10_000, 3, false));
+        String doubledUrl = submit(doubling, job(Reading.EVERY_RECORD_TWICE, 1_000, 10_000, 3, false));
         String twoSourcesUrl = submit(withDir, job(Reading.TWO_SOURCES, 1_000, 10_000, 3, false));
         String plainUrl = submit(heapOnly, job(Reading.ONCE, 1_000, 10_000, 3, false));
-        // The source's numRecordsOutPerSecond is a 60-second meter: let it fill with running time
-        // only (a slow start on a loaded machine would otherwise dilute it), sampling the topic's
-        // end offsets 15 s before the end for the produce rate.
-        for (String url : List.of(doubledUrl, twoSourcesUrl, plainUrl)) {
-            await(url, x -> x.ok() && x.job() != null && x.job().state() == JobStatus.RUNNING, Duration.ofSeconds(60));
+        Map<String, Integer> splits =
+                Map.of(doubledUrl, PARTITIONS, twoSourcesUrl, 2 * PARTITIONS, plainUrl, PARTITIONS);
+        List<String> urls = List.of(doubledUrl, twoSourcesUrl, plainUrl);
+        // A source starts emitting once its readers hold their splits (from the latest offsets).
+        Instant reading = Instant.now();
+        for (String url : urls) {
+            await(
+                    url,
+                    "all " + splits.get(url) + " splits of " + url + " assigned to RUNNING readers",
+                    x -> x.ok()
+                            && x.job() != null
+                            && x.job().state() == JobStatus.RUNNING
+                            && x.job().assignedSplits() == splits.get(url),
+                    Duration.ofSeconds(60));
+            reading = Instant.now();
         }
-        Thread.sleep(62_000);
-        Map<String, Observation> first = new java.util.HashMap<>();
-        for (String url : List.of(doubledUrl, twoSourcesUrl, plainUrl)) {
+        // Elapsed time is what is measured here, and no signal shows it: the sources'
+        // numRecordsOutPerSecond is a MeterView, records over the last 60 s refreshed every 5 s,
+        // and while it holds time before the readers started it reads low (on a loaded machine a
+        // slow start diluted it). So the first sample waits for a full 60 s of reading; the
+        // second, at least duplicate.min-sample-span (10 s here) later, then reads a meter whose
+        // window lies after the readers started with 5 s to spare. The same 60 s after the job's
+        // start is what rates() itself requires of its base sample.
+        Instant full = reading.plus(Duration.ofSeconds(60));
+        Await.until(
+                "60 s of reading since the last job's readers got their splits at " + reading
+                        + " (the span of the sources' rate meter)",
+                Duration.ofSeconds(90),
+                e -> false,
+                () -> !Instant.now().isBefore(full));
+        Map<String, Observation> first = new HashMap<>();
+        for (String url : urls) {
             KafkaObservation k = topic.observe(kafka.bootstrapServers(), TOPIC, "lineflow");
             first.put(url, new Observation(k.observedAt(), noSpec(url), null, rest.observe(url, TOPIC), k, List.of()));
         }
-        Thread.sleep(15_500);
-        Map<String, Observation> second = new java.util.HashMap<>();
-        for (String url : List.of(doubledUrl, twoSourcesUrl, plainUrl)) {
-            KafkaObservation k = topic.observe(kafka.bootstrapServers(), TOPIC, "lineflow");
-            second.put(
-                    url,
-                    new Observation(
-                            k.observedAt(),
-                            noSpec(url),
-                            null,
-                            rest.observe(url, TOPIC),
-                            k,
-                            List.of(Sample.of(first.get(url)))));
-        }
+        // The second sample: polled until rates() can judge every job, i.e. its first sample is
+        // at least the minimum span old and no job restarted since.
+        Duration span = options.get(ReconcilerOptions.DUPLICATE_MIN_SPAN);
+        Map<String, Observation> second = new HashMap<>();
+        Await.until(
+                "a duplicate ratio for every job: a second sample at least " + span.toSeconds()
+                        + " s after the first, with no restart in between",
+                Duration.ofSeconds(60),
+                e -> false,
+                () -> {
+                    for (String url : urls) {
+                        if (Duration.between(first.get(url).observedAt(), Instant.now())
+                                        .compareTo(span)
+                                < 0) {
+                            return false; // cannot be judged yet: spare the broker and the REST API
+                        }
+                    }
+                    for (String url : urls) {
+                        KafkaObservation k = topic.observe(kafka.bootstrapServers(), TOPIC, "lineflow");
+                        second.put(
+                                url,
+                                new Observation(
+                                        k.observedAt(),
+                                        noSpec(url),
+                                        null,
+                                        rest.observe(url, TOPIC),
+                                        k,
+                                        List.of(Sample.of(first.get(url)))));
+                    }
+                    return urls.stream()
+                            .allMatch(url -> DuplicateConsumptionCheck.rates(second.get(url), options)
+                                    .isPresent());
+                });
         double doubledRatio = DuplicateConsumptionCheck.rates(second.get(doubledUrl), options)
                 .orElseThrow()
                 .ratio();

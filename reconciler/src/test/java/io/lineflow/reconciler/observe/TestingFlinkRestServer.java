@@ -8,26 +8,34 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A fake Flink REST API over real HTTP: canned JSON per path (optionally path?query), 404 for the
- * rest, and an optional delay to provoke client timeouts.
+ * rest, and an optional hold on every answer to provoke client timeouts.
  */
 public final class TestingFlinkRestServer implements AutoCloseable {
 
     private final HttpServer server;
     private final Map<String, String> bodies = new ConcurrentHashMap<>();
-    private volatile long delayMillis;
+    /**
+     * How long a held request waits for {@link #release()} at most: far beyond any client timeout
+     * under test, so a client without one fails its test (it gets an answer) instead of hanging it.
+     */
+    private static final long HOLD_MAX_SECONDS = 30;
+
+    private volatile CountDownLatch hold = new CountDownLatch(0);
+    private final AtomicInteger answered = new AtomicInteger();
 
     public TestingFlinkRestServer() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", ex -> {
-            if (delayMillis > 0) {
-                try {
-                    Thread.sleep(delayMillis);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+            try {
+                hold.await(HOLD_MAX_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
             String path = ex.getRequestURI().getPath();
             String query = ex.getRequestURI().getRawQuery();
@@ -40,6 +48,7 @@ public final class TestingFlinkRestServer implements AutoCloseable {
             try (OutputStream os = ex.getResponseBody()) {
                 os.write(bytes);
             }
+            answered.incrementAndGet();
         });
         server.start();
     }
@@ -58,8 +67,19 @@ public final class TestingFlinkRestServer implements AutoCloseable {
         return this;
     }
 
-    public void delay(long millis) {
-        this.delayMillis = millis;
+    /** Holds every request unanswered until {@link #release()} or {@link #close()}. */
+    public void hold() {
+        hold = new CountDownLatch(1);
+    }
+
+    /** Answers the held requests and those to come. */
+    public void release() {
+        hold.countDown();
+    }
+
+    /** How many requests have been answered so far. */
+    public int answered() {
+        return answered.get();
     }
 
     /**
@@ -155,6 +175,7 @@ public final class TestingFlinkRestServer implements AutoCloseable {
 
     @Override
     public void close() {
+        release(); // a held request would keep the server's one thread, which stop() joins
         server.stop(0);
     }
 }
