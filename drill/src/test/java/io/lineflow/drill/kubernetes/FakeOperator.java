@@ -109,6 +109,12 @@ final class FakeOperator implements AutoCloseable {
         client.resource(second).create();
     }
 
+    /** Two JobManagers, {@code lineflow-jobmanager-2} leading (the HA ConfigMap names it). */
+    void secondJobManagerLeading() {
+        secondJobManager();
+        haLeader("6c1b", JM_2_IP, JM_2_IP);
+    }
+
     /**
      * Kubernetes HA's ConfigMap as Flink 1.20 writes it: the lock held by {@code holder}, the REST
      * server leading at {@code restServerIp} and the Dispatcher at {@code dispatcherIp} (the two

@@ -188,8 +188,7 @@ class FlinkClusterTest {
     @Test
     void theLeaderIsTheJobManagerWhoseIpTheHaConfigMapNames() {
         assertThat(flink.leader()).as("no HA ConfigMap yet").isEmpty();
-        operator.secondJobManager();
-        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
+        operator.secondJobManagerLeading();
         assertThat(flink.leader())
                 .hasValueSatisfying(p -> assertThat(p.getMetadata().getName()).isEqualTo("lineflow-jobmanager-2"));
     }
@@ -210,8 +209,7 @@ class FlinkClusterTest {
 
     @Test
     void runningSinceIsWhatTheLeadingJobManagerSaysAndFollowsTheLeadership() throws IOException {
-        operator.secondJobManager();
-        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
+        operator.secondJobManagerLeading();
         try (TestingHttpServer first = new TestingHttpServer();
                 TestingHttpServer second = new TestingHttpServer()) {
             first.on("/jobs/job-1", jobDetails("RUNNING", 1_700_000_001_000L));
@@ -249,8 +247,7 @@ class FlinkClusterTest {
 
     @Test
     void runningSinceIsEmptyWhileTheOperatorReportsNoJobId() throws IOException {
-        operator.secondJobManager();
-        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
+        operator.secondJobManagerLeading();
         FlinkDeployment fd = operator.deployment();
         fd.getStatus().getJobStatus().setJobId(null);
         client.resource(fd).updateStatus();
@@ -265,8 +262,7 @@ class FlinkClusterTest {
 
     @Test
     void runningSinceIsEmptyWhenTheLeaderDoesNotAnswerOrNotWithTheJob() throws IOException {
-        operator.secondJobManager();
-        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
+        operator.secondJobManagerLeading();
         assertThat(withRest(Map.of()).runningSince()).as("nobody listening").isEmpty();
         try (TestingHttpServer leader = new TestingHttpServer()) {
             FlinkCluster flink = withRest(Map.of(FakeOperator.JM_2_IP, leader.uri()));
@@ -286,8 +282,7 @@ class FlinkClusterTest {
     /** A new leader recovering the job reports RUNNING's timestamp as 0 (not yet entered): not running. */
     @Test
     void runningSinceOfAJobTheNewLeaderHasNotRunYetIsEmpty() throws IOException {
-        operator.secondJobManager();
-        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
+        operator.secondJobManagerLeading();
         try (TestingHttpServer leader = new TestingHttpServer()) {
             leader.on("/jobs/job-1", jobDetails("INITIALIZING", 0));
             assertThat(withRest(Map.of(FakeOperator.JM_2_IP, leader.uri())).runningSince())
@@ -297,8 +292,7 @@ class FlinkClusterTest {
 
     @Test
     void busyTaskManagersAreThoseTheLeaderListsWithATakenSlot() throws IOException {
-        operator.secondJobManager();
-        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
+        operator.secondJobManagerLeading();
         assertThat(withRest(Map.of()).busyTaskManagers()).as("nobody listening").isEmpty();
         try (TestingHttpServer standby = new TestingHttpServer();
                 TestingHttpServer leader = new TestingHttpServer()) {

@@ -169,14 +169,9 @@ class KubernetesBackendTest {
     }
 
     /** Two JobManagers, the second leading as Kubernetes HA records it. */
-    private void twoJobManagersTheSecondLeading() {
-        operator.secondJobManager();
-        operator.haLeader("6c1b", FakeOperator.JM_2_IP, FakeOperator.JM_2_IP);
-    }
-
     @Test
     void jmLeaderDeleteDeletesThePodKubernetesHaNamesTheLeader() throws Exception {
-        twoJobManagersTheSecondLeading();
+        operator.secondJobManagerLeading();
         assertThat(new FlinkCluster(client, NS, OPERATOR_NS).leaderHolder()).isEqualTo("6c1b");
         assertThat(backend.strike(Fault.JM_LEADER_DELETE)).isNull();
         assertThat(kubectl.commands).containsExactly("lineflow: delete pod lineflow-jobmanager-2 --wait=false");
@@ -184,7 +179,7 @@ class KubernetesBackendTest {
 
     @Test
     void jmStandbyDeleteDeletesThePodThatDoesNotLead() throws Exception {
-        twoJobManagersTheSecondLeading();
+        operator.secondJobManagerLeading();
         assertThat(backend.strike(Fault.JM_STANDBY_DELETE)).isNull();
         assertThat(kubectl.commands).containsExactly("lineflow: delete pod lineflow-jobmanager-1 --wait=false");
     }
@@ -193,7 +188,7 @@ class KubernetesBackendTest {
     void leaderFaultsRefuseWithoutALeaderOrAStandby() {
         assertThatThrownBy(() -> backend.strike(Fault.JM_LEADER_DELETE))
                 .hasMessageContaining("no JobManager pod is the leader in ConfigMap lineflow-cluster-config-map");
-        twoJobManagersTheSecondLeading();
+        operator.secondJobManagerLeading();
         client.pods().inNamespace(NS).withName("lineflow-jobmanager-1").delete();
         assertThatThrownBy(() -> backend.strike(Fault.JM_STANDBY_DELETE))
                 .hasMessageContaining("no standby JobManager: the leader lineflow-jobmanager-2 is the only one");
@@ -202,7 +197,7 @@ class KubernetesBackendTest {
 
     @Test
     void jmKillKillsTheFlinkProcessInTheLeadingJobManagersContainer() throws Exception {
-        twoJobManagersTheSecondLeading();
+        operator.secondJobManagerLeading();
         assertThat(backend.strike(Fault.JM_KILL)).isNull();
         assertThat(kubectl.commands)
                 .containsExactly("lineflow: exec lineflow-jobmanager-2 -c flink-main-container -- bash -c kill 1");
@@ -210,7 +205,7 @@ class KubernetesBackendTest {
 
     @Test
     void tmPodKillForceDeletesATaskManagerPodThatRunsTasksNotTheSpare() throws Exception {
-        twoJobManagersTheSecondLeading();
+        operator.secondJobManagerLeading();
         jobManagerRest.on(
                 "/taskmanagers",
                 "{\"taskmanagers\":[" + FlinkClusterTest.taskManager("lineflow-taskmanager-1-3", 2) + ","
@@ -222,7 +217,7 @@ class KubernetesBackendTest {
 
     @Test
     void tmPodKillRefusesWhenNoTaskManagerRunsTasks() {
-        twoJobManagersTheSecondLeading();
+        operator.secondJobManagerLeading();
         jobManagerRest.on("/taskmanagers", FlinkClusterTest.taskManagers("lineflow-taskmanager-1-3", 2));
         assertThatThrownBy(() -> backend.strike(Fault.TM_POD_KILL)).hasMessageContaining("no TaskManager runs tasks");
         assertThat(kubectl.commands).isEmpty();
