@@ -98,11 +98,13 @@ require_root() {
   [[ $EUID == 0 ]] || die "must run as root (it starts a kubelet, containerd, iptables rules and a bridge); running as uid $EUID"
 }
 
-# Installs the Debian packages the node needs when their commands are missing.
+# Installs the Debian packages the node needs when their commands are missing; and Prometheus and
+# the Alertmanager, which the e2e services run beside the node (scripts/e2e.sh).
 packages() {
   local want=() pkg cmd pair
   for pair in containerd:containerd ctr:containerd runc:runc /usr/lib/cni/bridge:containernetworking-plugins \
-              iptables:iptables conntrack:conntrack dnsmasq:dnsmasq-base; do
+              iptables:iptables conntrack:conntrack dnsmasq:dnsmasq-base prometheus:prometheus \
+              prometheus-alertmanager:prometheus-alertmanager; do
     cmd="${pair%%:*}" pkg="${pair#*:}"
     if [[ "$cmd" == /* ]]; then [[ -x "$cmd" ]] && continue; else command -v "$cmd" >/dev/null && continue; fi
     [[ " ${want[*]} " == *" $pkg "* ]] || want+=("$pkg")

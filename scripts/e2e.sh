@@ -7,7 +7,8 @@
 #               imported into the node's containerd
 #   operator    the operator from its source release's chart (make operator-install)
 #   services    real Kafka, PostgreSQL and an S3 server (S3Proxy) on the host, on the node's
-#               bridge address
+#               bridge address; Prometheus and the Alertmanager on loopback, scraping what the
+#               deployed PodMonitors select and evaluating the deployed PrometheusRule
 #   deploy      `make deploy ENV=e2e` exactly as a user runs it (schema migration Job included)
 #   running     until the operator reports the JobManager READY and the job RUNNING
 #   verify      the drill's scenarios (E2E_SCENARIOS, default `steady`), each with the drill's
@@ -33,6 +34,8 @@ KAFKA_PORT=19092
 PG_PORT=15432
 S3_PORT=19000
 CONTROL_PORT=19099
+PROMETHEUS_PORT=19090
+ALERTMANAGER_PORT=19093
 MAKE="${MAKE:-make}"
 read -r -a MVN <<< "${MVN:-mvn -B -ntp}"
 E2E_ARGS="${E2E_ARGS:-}"
@@ -94,6 +97,9 @@ phase operator
 # --- Kafka, PostgreSQL and S3 on the host ----------------------------------------------------------
 phase services
 stop_services
+for cmd in prometheus prometheus-alertmanager; do
+  command -v "$cmd" >/dev/null || die "$cmd is missing: scripts/e2e-cluster.sh up installs it (make e2e-down, then make e2e again)"
+done
 umask 077
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$RUN/db-password"
 head -c 10 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$RUN/s3-access-key"
@@ -111,12 +117,13 @@ rm -rf "$RUN/services"
 setsid java -Xmx768m -Djava.io.tmpdir="$RUN" -cp "$DRILL_CP" io.lineflow.drill.KubernetesE2e services \
   --host "$BRIDGE_IP" --kafka-port "$KAFKA_PORT" --postgres-port "$PG_PORT" \
   --s3-port "$S3_PORT" --s3-classpath "$ROOT/drill/s3-server/target/s3proxy.classpath" \
-  --client-cidr "$POD_CIDR" --dir "$RUN/services" --control-port "$CONTROL_PORT" </dev/null >"$RUN/services.log" 2>&1 &
+  --client-cidr "$POD_CIDR" --dir "$RUN/services" --control-port "$CONTROL_PORT" \
+  --prometheus-port "$PROMETHEUS_PORT" --alertmanager-port "$ALERTMANAGER_PORT" </dev/null >"$RUN/services.log" 2>&1 &
 echo $! > "$RUN/services.pid"
 # rc is assigned inside the trap's own command.
 # shellcheck disable=SC2154
 trap 'rc=$?; [[ "${E2E_KEEP:-0}" = 1 ]] || stop_services; exit $rc' EXIT
-await 180 "Kafka, PostgreSQL and S3 on $BRIDGE_IP" grep -q "e2e services ready" "$RUN/services.log"
+await 180 "Kafka, PostgreSQL, S3, Prometheus and the Alertmanager" grep -q "e2e services ready" "$RUN/services.log"
 
 # --- deploy as a user would ---------------------------------------------------------------------
 phase deploy
@@ -186,7 +193,9 @@ java -cp "$DRILL_CP" io.lineflow.drill.KubernetesE2e verify \
   --bootstrap "$BRIDGE_IP:$KAFKA_PORT" --jdbc-url "jdbc:postgresql://$BRIDGE_IP:$PG_PORT/lineflow" \
   --namespace "$NS" --operator-namespace "$OPERATOR_NS" --kubectl "${KUBECTL[0]}" \
   --overlay "$ROOT/kustomize/overlays/e2e" --work "$RUN" --services "http://127.0.0.1:$CONTROL_PORT" \
-  --cluster-script "$ROOT/scripts/e2e-cluster.sh" --containerd-socket "$CONTAINERD_SOCK" --scenarios "$E2E_SCENARIOS" --report "$RUN/report" $E2E_ARGS \
+  --cluster-script "$ROOT/scripts/e2e-cluster.sh" --containerd-socket "$CONTAINERD_SOCK" --scenarios "$E2E_SCENARIOS" --report "$RUN/report" \
+  --prometheus "http://127.0.0.1:$PROMETHEUS_PORT" --alertmanager "http://127.0.0.1:$ALERTMANAGER_PORT" \
+  --dashboard "$ROOT/manifests/monitoring/dashboards/lineflow.json" $E2E_ARGS \
   || die "the drill failed: a scenario's table is not exact, a control was not caught or the reconciler did not recover (report in $RUN/report)"
 
 if "${KUBECTL[@]}" get events -A --field-selector reason=ValidationError -o name | grep -q .; then

@@ -3,6 +3,7 @@ package io.lineflow.drill;
 import io.lineflow.drill.core.DrillReport;
 import io.lineflow.drill.core.ScenarioResult;
 import io.lineflow.drill.kubernetes.KubernetesDrill;
+import io.lineflow.drill.kubernetes.ScrapeDiscovery;
 import io.lineflow.testing.CommandLines;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
@@ -18,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -29,23 +31,28 @@ import java.util.Map;
  *
  * <pre>
  * services --host IP --kafka-port P --postgres-port P --s3-port P --s3-classpath FILE
- *          --client-cidr CIDR --dir DIR --control-port P [--topic T] [--partitions N]
+ *          --client-cidr CIDR --dir DIR --control-port P --prometheus-port P --alertmanager-port P
+ *          [--topic T] [--partitions N]
  *     Kafka and PostgreSQL listening on loopback and IP (the cluster's bridge address); database
  *     and login {@code lineflow} with the password from LINEFLOW_JDBC_PASSWORD, reachable from
  *     CIDR only; the topic created. S3Proxy ({@link S3Server}, its own process from the classpath
  *     in FILE) on IP only, bucket {@code lineflow-e2e}, keys from LINEFLOW_S3_ACCESS_KEY and
  *     LINEFLOW_S3_SECRET_KEY, its data in its memory (see S3Server). Faults are asked for on 127.0.0.1:P (POST
  *     /kafka/restart, /postgres/stop, /postgres/start, /s3/stop, /s3/start; GET /s3/keys lists the
- *     bucket). Prints "e2e services
+ *     bucket). Prometheus and the Alertmanager ({@link PrometheusServers}) on 127.0.0.1:P, scraping
+ *     what the cluster's PodMonitors select and evaluating its PrometheusRules ({@link
+ *     ScrapeDiscovery}, the kubeconfig from KUBECONFIG). Prints "e2e services
  *     ready" and runs until terminated.
  * verify --bootstrap H:P --jdbc-url URL --namespace NS --operator-namespace NS --kubectl PATH
  *        --overlay DIR --work DIR --services URL --cluster-script PATH --containerd-socket PATH
  *        [--scenarios steady|all|faults|ID,…] [--topic T] [--partitions N] [--devices N]
  *        [--windows N] [--pieces K] [--time-per-window D] [--report DIR]
+ *        [--prometheus URL --alertmanager URL --dashboard FILE]
  *     Runs the scenarios one after another on the deployed job (see KubernetesScenario), each with
  *     the drill's deterministic input, checks the table cell by cell after each (login lineflow,
- *     password from LINEFLOW_JDBC_PASSWORD) and writes the report. Exit 0 only when every
- *     scenario is exact and every control caught.
+ *     password from LINEFLOW_JDBC_PASSWORD) and writes the report. With Prometheus, each scenario's
+ *     alerts are checked (KubernetesDrill) and the dashboard's queries must all return data. Exit 0
+ *     only when every scenario is exact and every control caught.
  * </pre>
  */
 public final class KubernetesE2e {
@@ -72,6 +79,8 @@ public final class KubernetesE2e {
                         "client-cidr",
                         "dir",
                         "control-port",
+                        "prometheus-port",
+                        "alertmanager-port",
                         "topic",
                         "partitions"));
                 break;
@@ -96,7 +105,10 @@ public final class KubernetesE2e {
                                         "windows",
                                         "pieces",
                                         "time-per-window",
-                                        "report"))
+                                        "report",
+                                        "prometheus",
+                                        "alertmanager",
+                                        "dashboard"))
                                 ? 0
                                 : 1);
                 break;
@@ -166,6 +178,14 @@ public final class KubernetesE2e {
             }
         }));
         services.s3.start();
+        PrometheusServers monitoring = new PrometheusServers(
+                services.dir.resolve("monitoring"),
+                Integer.parseInt(required(o, "prometheus-port")),
+                Integer.parseInt(required(o, "alertmanager-port")));
+        Runtime.getRuntime().addShutdownHook(new Thread(monitoring::close));
+        monitoring.start();
+        ScrapeDiscovery.ofKubeconfig(monitoring.discoveryDir(), monitoring.prometheus(), System.out::println)
+                .startEvery(Duration.ofSeconds(5));
         services.postgres.createLogin(USER, password);
         services.kafka.createTopic(
                 o.getOrDefault("topic", "device-events"), Integer.parseInt(o.getOrDefault("partitions", "4")));
@@ -227,7 +247,8 @@ public final class KubernetesE2e {
         control.start();
         System.out.println("e2e services ready: kafka " + services.kafka.bootstrapServers() + ", postgresql "
                 + services.host + ":" + services.postgresPort + "/" + DATABASE + ", s3 " + services.s3.endpoint()
-                + "/" + BUCKET + ", control http://127.0.0.1:"
+                + "/" + BUCKET + ", prometheus " + monitoring.prometheus() + ", alertmanager "
+                + monitoring.alertmanager() + ", control http://127.0.0.1:"
                 + o.get("control-port"));
         Thread.currentThread().join();
     }
@@ -256,7 +277,13 @@ public final class KubernetesE2e {
                 Path.of(required(o, "work")),
                 URI.create(required(o, "services")),
                 required(o, "cluster-script"),
-                required(o, "containerd-socket"));
+                required(o, "containerd-socket"),
+                o.containsKey("prometheus")
+                        ? new KubernetesDrill.Monitoring(
+                                URI.create(o.get("prometheus")),
+                                URI.create(required(o, "alertmanager")),
+                                Path.of(required(o, "dashboard")))
+                        : null);
         List<ScenarioResult> results = new KubernetesDrill(
                         settings, () -> DriverManager.getConnection(url, USER, password))
                 .run(o.getOrDefault("scenarios", "steady"));

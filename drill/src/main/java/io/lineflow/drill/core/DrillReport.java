@@ -138,6 +138,11 @@ public final class DrillReport {
             if (!r.waited.isEmpty()) {
                 h.append("<p>Read when: ").append(esc(r.waited)).append(".</p>");
             }
+            if (!r.monitoring.isEmpty()) {
+                h.append("<p>Prometheus and the Alertmanager:</p><pre>");
+                r.monitoring.forEach(m -> h.append(esc(m)).append('\n'));
+                h.append("</pre>");
+            }
             if (r.error != null) {
                 h.append("<pre>").append(esc(r.error)).append("</pre>");
             } else if (!r.problems.isEmpty()) {

@@ -29,6 +29,12 @@ public final class ScenarioResult {
     public final Map<Long, Long> piecesExpected = new TreeMap<>();
 
     public final Map<Long, Long> piecesActual = new TreeMap<>();
+    /**
+     * What Prometheus and the Alertmanager showed (Kubernetes drill): each alert with when it was
+     * first and last seen active, the dashboard's queries and their values; empty when not watched.
+     */
+    public final List<String> monitoring = new ArrayList<>();
+
     public long durationMillis;
     public String error;
 

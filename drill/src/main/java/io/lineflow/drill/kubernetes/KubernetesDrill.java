@@ -57,12 +57,28 @@ public final class KubernetesDrill {
             Path work,
             URI services,
             String clusterScript,
-            String containerdSocket) {}
+            String containerdSocket,
+            Monitoring monitoring) {}
+
+    /**
+     * The e2e Prometheus and Alertmanager ({@code PrometheusServers}) and the shipped dashboard;
+     * null runs the drill without them.
+     */
+    public record Monitoring(URI prometheus, URI alertmanager, Path dashboard) {}
 
     /** How long after a leader failover the reconciler must report no duplicate consumption. */
     private static final Duration DUPLICATE_WATCH = Duration.ofMinutes(5);
 
     private static final String FAILED_CHECKPOINTS = "lineflow_reconciler_checkpoints_failed";
+
+    /** From a scenario's end until the alerts it must raise have fired (rule `for`, scrapes, evaluation). */
+    private static final Duration ALERT_DEADLINE = Duration.ofMinutes(4);
+
+    /** From a healthy scenario's end until every alert but the restart's has cleared. */
+    private static final Duration ALERT_CLEAR = Duration.ofMinutes(3);
+
+    /** Until every dashboard query returns a series (rates need two scrapes 30 s apart). */
+    private static final Duration DASHBOARD_DEADLINE = Duration.ofMinutes(3);
 
     private static final Timeline.Pace PACE =
             new Timeline.Pace(Duration.ofSeconds(1), Duration.ofMinutes(8), Duration.ofMinutes(5));
@@ -74,6 +90,8 @@ public final class KubernetesDrill {
     private final Overlays overlays;
     private final KubernetesBackend backend;
     private final ReconcilerMetrics reconciler;
+    private final PrometheusApi prometheus;
+    private boolean dashboardChecked;
     /** Every record sent so far and every rejection, over all scenarios: the table's answer. */
     private final List<WindowRecount.Input> sent = new ArrayList<>();
 
@@ -89,6 +107,11 @@ public final class KubernetesDrill {
         this.k8s = new Kubectl(settings.kubectl(), settings.namespace());
         this.overlays = new Overlays(settings.work(), settings.overlay());
         this.reconciler = new ReconcilerMetrics(flink);
+        this.prometheus = settings.monitoring() == null
+                ? null
+                : new PrometheusApi(
+                        settings.monitoring().prometheus(),
+                        settings.monitoring().alertmanager());
         this.backend = new KubernetesBackend(
                 flink,
                 k8s,
@@ -120,14 +143,27 @@ public final class KubernetesDrill {
     private ScenarioResult run(KubernetesScenario scenario) throws Exception {
         ScenarioResult result = new ScenarioResult(scenario.scenario());
         long began = System.currentTimeMillis();
+        AlertWatch alerts = prometheus == null ? null : new AlertWatch(prometheus);
         try {
             if (scenario.isControl()) {
                 freshDeployment(scenario.control(), result);
             }
             produceAndInject(scenario, result);
+            if (alerts != null) {
+                alertsRaised(scenario, alerts, result);
+                if (!scenario.isControl() && !dashboardChecked) {
+                    dashboardChecked = true;
+                    dashboardAnswers(result);
+                }
+            }
         } catch (RuntimeException e) {
             result.error = e.getMessage();
             e.printStackTrace();
+        } finally {
+            if (alerts != null) {
+                alerts.close();
+                result.monitoring.add(0, "alerts active during the scenario (from its start): " + alerts.timeline());
+            }
         }
         result.durationMillis = System.currentTimeMillis() - began;
         return result;
@@ -227,6 +263,74 @@ public final class KubernetesDrill {
         }
         log("%s: %s", scenario.id(), result.verdict());
         result.problems.stream().limit(20).forEach(p -> System.out.println("  " + p));
+    }
+
+    /**
+     * The alerts of {@code scenario}: those it must raise fired (docs/monitoring.md); after a healthy
+     * scenario nothing else is left firing but the restart alert, which clears 10 min after the
+     * restore by design, and the steady scenario raised nothing at all. A control that fails
+     * here is an error, not damage caught.
+     */
+    private void alertsRaised(KubernetesScenario scenario, AlertWatch alerts, ScenarioResult result) {
+        List<String> problems = new ArrayList<>();
+        for (String alert : scenario.raises()) {
+            if (!alerts.awaitSeen(alert, ALERT_DEADLINE)) {
+                problems.add("ALERT " + alert + " did not fire (waited " + ALERT_DEADLINE.toMinutes()
+                        + " min after the scenario's table check)");
+            }
+        }
+        if (!scenario.isControl()) {
+            if (scenario.fault() == null) {
+                Set<String> raised = new HashSet<>(alerts.seen());
+                raised.removeAll(alerts.atStart());
+                if (!raised.isEmpty()) {
+                    problems.add("ALERT the steady scenario raised " + raised);
+                }
+            }
+            Set<String> left = alerts.awaitOnly(Set.of(KubernetesScenario.JOB_RESTARTED), ALERT_CLEAR);
+            if (!left.isEmpty()) {
+                problems.add(
+                        "ALERT still firing " + ALERT_CLEAR.toMinutes() + " min after a healthy scenario: " + left);
+            }
+        }
+        problems.forEach(p -> log("%s: %s", scenario.id(), p));
+        if (scenario.isControl()) {
+            if (!problems.isEmpty() && result.error == null) {
+                result.error = String.join("; ", problems);
+            }
+        } else {
+            result.problems.addAll(problems);
+        }
+    }
+
+    /**
+     * Every query of the shipped Grafana dashboard returns at least one series from the e2e
+     * Prometheus, which scraped what the shipped PodMonitors select: a query with a wrong metric or
+     * label name returns nothing, and this fails.
+     */
+    private void dashboardAnswers(ScenarioResult result) {
+        List<String> answers = new ArrayList<>();
+        List<String> empty = new ArrayList<>();
+        Await.until(DASHBOARD_DEADLINE, Duration.ofSeconds(10), () -> {
+            answers.clear();
+            empty.clear();
+            for (DashboardQueries.Query q : DashboardQueries.of(s.monitoring().dashboard(), prometheus)) {
+                List<PrometheusApi.Series> series = prometheus.query(q.expr());
+                if (series.isEmpty()) {
+                    empty.add("DASHBOARD '" + q.panel() + "' returns no series: " + q.expr());
+                }
+                answers.add("dashboard '" + q.panel() + "': " + q.expr() + " = "
+                        + (series.isEmpty()
+                                ? "no series"
+                                : series.stream()
+                                        .map(x -> String.format("%.3g", x.value()))
+                                        .toList()));
+            }
+            return empty.isEmpty();
+        });
+        result.monitoring.addAll(answers);
+        answers.forEach(a -> log("  %s", a));
+        result.problems.addAll(empty);
     }
 
     /** The input's windows that span the duplicate watch, at the drill's pace. */

@@ -7,6 +7,7 @@ import io.lineflow.drill.core.Scenario;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -48,6 +49,35 @@ record KubernetesScenario(String id, Fault fault, Control control) {
 
     static KubernetesScenario of(Control control) {
         return new KubernetesScenario(control.id, control.fault, control);
+    }
+
+    /** Flink's job uptime drops on every restore: a job restarted, failed over, upgraded or resumed. */
+    static final String JOB_RESTARTED = "LineflowJobRestarted";
+
+    /**
+     * The alerts this scenario must raise (docs/monitoring.md): a restore of the job raises
+     * {@value #JOB_RESTARTED}, the no-checkpoints control the checkpointing alert. The rest may
+     * raise nothing that still fires once the scenario is over, but {@value #JOB_RESTARTED},
+     * which by design clears 10 minutes after the restore.
+     */
+    Set<String> raises() {
+        if (control == Control.NO_CHECKPOINTS) {
+            return Set.of("LineflowCheckpointingDisabled");
+        }
+        if (fault == null) {
+            return Set.of();
+        }
+        return switch (fault) {
+            case JM_POD_DELETE,
+                    JM_LEADER_DELETE,
+                    JM_LEADER_KILL,
+                    JM_KILL,
+                    TM_POD_KILL,
+                    SUSPEND_RESUME,
+                    LAST_STATE_UPGRADE,
+                    SAVEPOINT_UPGRADE -> Set.of(JOB_RESTARTED);
+            default -> Set.of();
+        };
     }
 
     boolean isControl() {

@@ -1,0 +1,123 @@
+package io.lineflow.drill.kubernetes;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * What the drill asks the e2e Prometheus and Alertmanager: an instant query's series, a label's
+ * values, and the alerts the Alertmanager holds as active (firing, neither silenced nor
+ * inhibited).
+ */
+public final class PrometheusApi {
+    /** One series of an instant query: its labels and its value. */
+    public record Series(Map<String, String> labels, double value) {}
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final URI prometheus;
+    private final URI alertmanager;
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    public PrometheusApi(URI prometheus, URI alertmanager) {
+        this.prometheus = prometheus;
+        this.alertmanager = alertmanager;
+    }
+
+    /** {@code expr} evaluated now; an empty list when it selects nothing. */
+    public List<Series> query(String expr) {
+        JsonNode data = data(get(prometheus, "/api/v1/query?query=" + encode(expr)), expr);
+        List<Series> out = new ArrayList<>();
+        JsonNode result = data.path("result");
+        if ("scalar".equals(data.path("resultType").asText())) {
+            out.add(new Series(Map.of(), Double.parseDouble(result.get(1).asText())));
+            return out;
+        }
+        for (JsonNode s : result) {
+            Map<String, String> labels = new TreeMap<>();
+            s.path("metric")
+                    .fields()
+                    .forEachRemaining(f -> labels.put(f.getKey(), f.getValue().asText()));
+            out.add(new Series(labels, Double.parseDouble(s.path("value").get(1).asText())));
+        }
+        return out;
+    }
+
+    /** The values label {@code label} takes on the series {@code match} selects. */
+    public List<String> labelValues(String label, String match) {
+        JsonNode data = data(
+                get(prometheus, "/api/v1/label/" + encode(label) + "/values?match[]=" + encode(match)),
+                label + " of " + match);
+        List<String> out = new ArrayList<>();
+        data.forEach(v -> out.add(v.asText()));
+        return out;
+    }
+
+    /** The names of the alerts the Alertmanager holds active now. */
+    public Set<String> firing() {
+        Set<String> out = new LinkedHashSet<>();
+        for (JsonNode a : parse(get(alertmanager, "/api/v2/alerts?active=true&silenced=false&inhibited=false"))) {
+            if ("active".equals(a.path("status").path("state").asText())) {
+                out.add(a.path("labels").path("alertname").asText());
+            }
+        }
+        return out;
+    }
+
+    private static JsonNode data(String body, String what) {
+        JsonNode root = parse(body);
+        if (!"success".equals(root.path("status").asText())) {
+            throw new IllegalStateException("Prometheus could not answer " + what + ": "
+                    + root.path("error").asText());
+        }
+        return root.path("data");
+    }
+
+    private String get(URI base, String pathAndQuery) {
+        try {
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(base + pathAndQuery))
+                            .timeout(Duration.ofSeconds(10))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new IllegalStateException(
+                        "GET " + base + pathAndQuery + ": HTTP " + r.statusCode() + " " + r.body());
+            }
+            return r.body();
+        } catch (IOException e) {
+            throw new UncheckedIOException("GET " + base + pathAndQuery, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private static JsonNode parse(String body) {
+        try {
+            return JSON.readTree(body);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+}
