@@ -152,6 +152,13 @@ public final class Metrics {
         audit = sb.toString() + periodAndTimes(labels, period);
     }
 
+    /** The audit is scheduled: its period and run counters are exported from now on, at zero. */
+    public void auditScheduled(String deployment, Duration period) {
+        if (audit.isEmpty()) {
+            audit = periodAndTimes("deployment=\"" + esc(deployment) + "\"", period);
+        }
+    }
+
     /** An audit of {@code deployment} that could not complete: the rows of the latest completed one stay. */
     public void auditFailed(String deployment, Duration period) {
         auditsFailed.incrementAndGet();

@@ -93,6 +93,7 @@ public final class AuditLoop implements AutoCloseable {
 
     /** Starts the audits: the first at once, then {@code audit.period} after each one ends. */
     public void start() {
+        metrics.auditScheduled(deployment, period);
         loop.scheduleWithFixedDelay(this::runSafely, 0, period.toMillis(), TimeUnit.MILLISECONDS);
     }
 
