@@ -79,6 +79,10 @@ class DriftGuardTest {
                     "the host's Kafka has no TLS"),
             new Environment(
                     "Deployment/lineflow-reconciler",
+                    RECONCILER + "env/LINEFLOW_RECONCILER_AUDIT_JDBC_URL/value",
+                    "PostgreSQL (the host's, without TLS)"),
+            new Environment(
+                    "Deployment/lineflow-reconciler",
                     RECONCILER + "env/LINEFLOW_RECONCILER_INTERVAL/value",
                     "a pass per e2e checkpoint interval"),
             new Environment(

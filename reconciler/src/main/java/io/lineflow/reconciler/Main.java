@@ -11,6 +11,7 @@ import io.lineflow.reconciler.act.Metrics;
 import io.lineflow.reconciler.act.Remediator;
 import io.lineflow.reconciler.act.SummaryPublisher;
 import io.lineflow.reconciler.audit.AuditCommand;
+import io.lineflow.reconciler.audit.AuditLoop;
 import io.lineflow.reconciler.cli.Args;
 import io.lineflow.reconciler.cli.CheckCommand;
 import io.lineflow.reconciler.cli.LintCommand;
@@ -78,7 +79,7 @@ public final class Main {
                 + "  run   [--set key=value]...            watch FlinkDeployments, publish Events/summary/metrics, remediate (opt-in)\n"
                 + "  check ...                              one pass; exit 0 ok/info, 1 warning, 2 critical\n"
                 + "  lint  [--output table|json] FILE|-    spec checks on rendered manifests (GitOps gate)\n"
-                + "  audit --bootstrap H:P --jdbc-url URL  recount closed windows from Kafka, diff against PostgreSQL\n"
+                + "  audit --bootstrap H:P --jdbc-url URL  recount closed windows from Kafka (all, or --span), diff against PostgreSQL\n"
                 + "  options                                list every setting with its default\n"
                 + "settings: --set lineflow.reconciler.<key>=<value>, or env LINEFLOW_RECONCILER_<KEY>=<value>");
     }
@@ -103,18 +104,26 @@ public final class Main {
                 metrics,
                 new HistoryStore(conf.get(HISTORY_RETENTION)),
                 clock);
+        AuditLoop audit = AuditLoop.of(conf, System.getenv(), metrics, clock);
+        reconciler.auditedBy(audit);
         ReconcilerController controller = new ReconcilerController(client, conf, reconciler, clock);
         HealthServer server =
                 new HealthServer(conf.get(HTTP_PORT), metrics::render, controller::live, controller::ready);
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
+            if (audit != null) {
+                audit.close();
+            }
             controller.close();
             kafka.close();
             client.close();
             stop.countDown();
         }));
         controller.start();
+        if (audit != null) {
+            audit.start();
+        }
         stop.await();
         return 0;
     }

@@ -216,6 +216,44 @@ public final class ReconcilerOptions {
             .withDescription("`check` observes twice, this far apart, to measure rates (0: once, no rates);"
                     + " the duplicate ratio needs at least duplicate.min-sample-span.");
 
+    // --- the continuous audit -------------------------------------------------------------------
+
+    public static final ConfigOption<String> AUDIT_JDBC_URL = ConfigOptions.key(PREFIX + "audit.jdbc-url")
+            .stringType()
+            .defaultValue("")
+            .withDescription("JDBC URL of the job's PostgreSQL database. Empty (the default): no audit. Set, the"
+                    + " reconciler recounts the windows of the last audit.span from Kafka every audit.period and"
+                    + " diffs device_window_stats; the password comes from the env var LINEFLOW_JDBC_PASSWORD"
+                    + " (a Secret), the session is read-only.");
+
+    public static final ConfigOption<String> AUDIT_JDBC_USER = ConfigOptions.key(PREFIX + "audit.jdbc-user")
+            .stringType()
+            .defaultValue("lineflow")
+            .withDescription("Database user of the audit; it needs only SELECT on device_window_stats.");
+
+    public static final ConfigOption<Duration> AUDIT_PERIOD = ConfigOptions.key(PREFIX + "audit.period")
+            .durationType()
+            .defaultValue(Duration.ofMinutes(5))
+            .withDescription("Time from the end of one audit to the start of the next (at least 10 s).");
+
+    public static final ConfigOption<Duration> AUDIT_SPAN = ConfigOptions.key(PREFIX + "audit.span")
+            .durationType()
+            .defaultValue(Duration.ofHours(1))
+            .withDescription(
+                    "The windows audited: those ending in the last span (at least 1 min; with the job's 5-min windows"
+                            + " 1 h is 12 or 13 windows). The read starts lineflow.events.max-future (1 h) earlier.");
+
+    public static final ConfigOption<String> AUDIT_DEPLOYMENT = ConfigOptions.key(PREFIX + "audit.deployment")
+            .stringType()
+            .defaultValue("lineflow")
+            .withDescription("The FlinkDeployment (name, or namespace/name) whose table is audited: an"
+                    + " AUDIT_MISMATCH finding goes to its Events, summary and metrics.");
+
+    public static final ConfigOption<Long> AUDIT_MAX_RECORDS = ConfigOptions.key(PREFIX + "audit.max-records")
+            .longType()
+            .defaultValue(20_000_000L)
+            .withDescription("An audit that would read more records fails (the bound on its time).");
+
     /** The option's description as plain text. */
     public static String describe(ConfigOption<?> option) {
         return new org.apache.flink.configuration.description.HtmlFormatter().format(option.description());
@@ -274,6 +312,22 @@ public final class ReconcilerOptions {
                         ex);
             }
         }
+        atLeast(conf, AUDIT_PERIOD, Duration.ofSeconds(10));
+        atLeast(conf, AUDIT_SPAN, Duration.ofMinutes(1));
+        if (conf.get(AUDIT_MAX_RECORDS) < 1) {
+            throw new IllegalArgumentException("Setting '" + AUDIT_MAX_RECORDS.key() + "' has value '"
+                    + conf.get(AUDIT_MAX_RECORDS) + "'; allowed: a positive number of records ("
+                    + describe(AUDIT_MAX_RECORDS) + ")");
+        }
         return conf;
+    }
+
+    private static void atLeast(Configuration conf, ConfigOption<Duration> option, Duration least) {
+        Duration value = conf.get(option);
+        if (value.compareTo(least) < 0) {
+            throw new IllegalArgumentException("Setting '" + option.key() + "' has value '"
+                    + org.apache.flink.util.TimeUtils.formatWithHighestUnit(value) + "'; allowed: at least "
+                    + org.apache.flink.util.TimeUtils.formatWithHighestUnit(least) + " (" + describe(option) + ")");
+        }
     }
 }

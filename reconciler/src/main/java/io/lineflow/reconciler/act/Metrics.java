@@ -27,6 +27,12 @@ public final class Metrics {
     private final AtomicLong remediations = new AtomicLong();
     private volatile double lastPassSeconds = Double.NaN;
     private volatile int deployments;
+    /** The audit's metrics as last rendered, empty until an audit ran ({@link #audited}). */
+    private volatile String audit = "";
+
+    private final AtomicLong auditsCompleted = new AtomicLong();
+    private final AtomicLong auditsFailed = new AtomicLong();
+    private volatile double lastAuditCompleted = Double.NaN;
 
     public Metrics(Configuration conf, Clock clock) {
         this.conf = conf;
@@ -98,6 +104,85 @@ public final class Metrics {
         remediations.incrementAndGet();
     }
 
+    /** A completed audit of {@code deployment}: its rows by result, its read, when and how long. */
+    public void audited(String deployment, io.lineflow.reconciler.audit.AuditReport r, Duration period) {
+        auditsCompleted.incrementAndGet();
+        lastAuditCompleted = r.at().toEpochMilli() / 1000.0 + r.took().toMillis() / 1000.0;
+        String labels = "deployment=\"" + esc(deployment) + "\"";
+        StringBuilder sb = new StringBuilder();
+        sb.append("# HELP lineflow_audit_rows Rows of the latest completed audit by result; unjudged rows are"
+                + " neither matched nor mismatched.\n");
+        sb.append("# TYPE lineflow_audit_rows gauge\n");
+        gauge(sb, "lineflow_audit_rows", labels + ",result=\"matched\"", r.matched());
+        gauge(
+                sb,
+                "lineflow_audit_rows",
+                labels + ",result=\"missing\"",
+                r.rows(io.lineflow.rules.table.WindowTable.Difference.Kind.MISSING));
+        gauge(
+                sb,
+                "lineflow_audit_rows",
+                labels + ",result=\"extra\"",
+                r.rows(io.lineflow.rules.table.WindowTable.Difference.Kind.EXTRA));
+        gauge(
+                sb,
+                "lineflow_audit_rows",
+                labels + ",result=\"wrong\"",
+                r.rows(io.lineflow.rules.table.WindowTable.Difference.Kind.WRONG));
+        gauge(
+                sb,
+                "lineflow_audit_rows",
+                labels + ",result=\"unjudged\"",
+                r.unjudged().size());
+        sb.append("# TYPE lineflow_audit_unjudged_rows gauge\n");
+        for (io.lineflow.reconciler.audit.AuditReport.Reason reason :
+                io.lineflow.reconciler.audit.AuditReport.Reason.values()) {
+            gauge(sb, "lineflow_audit_unjudged_rows", labels + ",reason=\"" + reason + "\"", r.unjudged(reason));
+        }
+        sb.append("# HELP lineflow_audit_downtime_not_judged_rows Judged rows whose downtime alone was not judged"
+                + " (the stop carried from before the read).\n");
+        sb.append("# TYPE lineflow_audit_downtime_not_judged_rows gauge\n");
+        gauge(sb, "lineflow_audit_downtime_not_judged_rows", labels, r.downtimeNotJudged());
+        sb.append("# TYPE lineflow_audit_records_read gauge\n");
+        gauge(sb, "lineflow_audit_records_read", labels, r.recordsRead());
+        sb.append("# TYPE lineflow_audit_events_counted gauge\n");
+        gauge(sb, "lineflow_audit_events_counted", labels, r.counted());
+        sb.append("# TYPE lineflow_audit_last_duration_seconds gauge\n");
+        gauge(sb, "lineflow_audit_last_duration_seconds", labels, r.took().toMillis() / 1000.0);
+        audit = sb.toString() + periodAndTimes(labels, period);
+    }
+
+    /** The audit is scheduled: its period and run counters are exported from now on, at zero. */
+    public void auditScheduled(String deployment, Duration period) {
+        if (audit.isEmpty()) {
+            audit = periodAndTimes("deployment=\"" + esc(deployment) + "\"", period);
+        }
+    }
+
+    /** An audit of {@code deployment} that could not complete: the rows of the latest completed one stay. */
+    public void auditFailed(String deployment, Duration period) {
+        auditsFailed.incrementAndGet();
+        String labels = "deployment=\"" + esc(deployment) + "\"";
+        String rows = audit.contains("# TYPE lineflow_audit_period_seconds")
+                ? audit.substring(0, audit.indexOf("# TYPE lineflow_audit_period_seconds"))
+                : "";
+        audit = rows + periodAndTimes(labels, period);
+    }
+
+    private String periodAndTimes(String labels, Duration period) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("# TYPE lineflow_audit_period_seconds gauge\n");
+        gauge(sb, "lineflow_audit_period_seconds", labels, period.toMillis() / 1000.0);
+        sb.append("# HELP lineflow_audit_last_completed_timestamp_seconds When the latest audit completed"
+                + " (NaN: none yet).\n");
+        sb.append("# TYPE lineflow_audit_last_completed_timestamp_seconds gauge\n");
+        gauge(sb, "lineflow_audit_last_completed_timestamp_seconds", labels, lastAuditCompleted);
+        sb.append("# TYPE lineflow_audit_runs_total counter\n");
+        gauge(sb, "lineflow_audit_runs_total", labels + ",outcome=\"completed\"", auditsCompleted.get());
+        gauge(sb, "lineflow_audit_runs_total", labels + ",outcome=\"failed\"", auditsFailed.get());
+        return sb.toString();
+    }
+
     public void retainOnly(Set<String> keys) {
         perDeployment.keySet().retainAll(keys);
     }
@@ -126,6 +211,7 @@ public final class Metrics {
                 .append('\n');
         sb.append("# TYPE lineflow_reconciler_deployments gauge\n");
         sb.append("lineflow_reconciler_deployments ").append(deployments).append('\n');
+        sb.append(audit);
         return sb.toString();
     }
 

@@ -2,34 +2,24 @@ package io.lineflow.reconciler.audit;
 
 import io.lineflow.reconciler.cli.Args;
 import io.lineflow.rules.Rules;
-import io.lineflow.rules.recount.WindowRecount;
-import io.lineflow.rules.table.WindowTable;
 
 import org.apache.flink.util.TimeUtils;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import java.io.PrintStream;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 
 /**
- * `audit`: recounts every closed window from the Kafka topic ({@link WindowRecount}) and diffs
- * the result against {@code device_window_stats}: missing, extra and wrong rows, each wrong cell
- * with both values. Exit 0 when the table matches, 2 when it does not.
+ * `audit`: recounts the closed windows from the Kafka topic ({@link Audit}, the same audit the
+ * reconciler runs on a schedule) and diffs the result against {@code device_window_stats}: missing,
+ * extra and wrong rows, each wrong cell with both values, and the windows it could not judge with
+ * the reason. The whole topic by default, a recent span with {@code --span}; to the end offsets, or
+ * to the job's committed offsets with {@code --group}. Exit 0 when the table matches, 2 when it
+ * does not.
  */
 public final class AuditCommand {
     public static final String USAGE =
@@ -40,7 +30,8 @@ public final class AuditCommand {
                     + "      [--max-bytes " + Rules.DEFAULT_MAX_BYTES + "] [--max-future "
                     + shown(Rules.DEFAULT_MAX_FUTURE)
                     + "] [--earliest " + Rules.DEFAULT_EARLIEST + "]\n"
-                    + "      [--silent-fill " + shown(Rules.DEFAULT_SILENT_FILL) + "]\n"
+                    + "      [--silent-fill " + shown(Rules.DEFAULT_SILENT_FILL) + "] [--span 1h] [--group lineflow]"
+                    + " [--max-records N]\n"
                     + "      (the job's settings, at the job's defaults; password: env LINEFLOW_JDBC_PASSWORD)";
 
     private AuditCommand() {}
@@ -53,6 +44,9 @@ public final class AuditCommand {
                         "jdbc-url",
                         "jdbc-user",
                         "topic",
+                        "group",
+                        "span",
+                        "max-records",
                         "window",
                         "lateness",
                         "out-of-orderness",
@@ -72,67 +66,35 @@ public final class AuditCommand {
                 duration(a.get("max-future", null), d.maxFutureMillis()),
                 a.get("earliest", null) == null ? d.earliestMillis() : instant(a.get("earliest", null)),
                 duration(a.get("silent-fill", null), d.silentFillMillis()));
-        long window = rules.windowMillis();
-        WindowRecount.Result recount = WindowRecount.recount(read(bootstrap, a.get("topic", "device-events")), rules);
-        Map<String, WindowRecount.Row> table;
-        try (Connection c = DriverManager.getConnection(url, dbProps(a.get("jdbc-user", null)))) {
-            table = WindowTable.read(c, recount.closedBefore() + 1 - window);
-        }
-        List<WindowTable.Difference> problems = WindowTable.diff(recount.rows(), table);
-        out.printf(
-                "audit: %d events counted from Kafka (%d invalid, %d repeated ids, %d late left out);"
-                        + " %d closed windows recounted, %d rows in the table%n",
-                recount.counted(),
-                recount.invalid(),
-                recount.duplicates(),
-                recount.late(),
-                recount.rows().size(),
-                table.size());
-        problems.forEach(out::println);
+        String span = a.get("span", null);
+        AuditReport report = Audit.run(
+                new Audit.Settings(
+                        bootstrap,
+                        Map.of(),
+                        a.get("topic", "device-events"),
+                        a.get("group", null),
+                        span == null ? null : Duration.ofMillis(duration(span)),
+                        rules,
+                        a.get("max-records", null) == null ? Long.MAX_VALUE : records(a.get("max-records", null)),
+                        url,
+                        a.get("jdbc-user", null),
+                        System.getenv("LINEFLOW_JDBC_PASSWORD"),
+                        Duration.ofSeconds(30)),
+                Clock.systemUTC());
+        report.lines().forEach(out::println);
         out.println(
-                problems.isEmpty()
+                report.clean()
                         ? "audit: the table matches the topic"
-                        : "audit: " + problems.size() + " discrepancies");
-        return problems.isEmpty() ? 0 : 2;
+                        : "audit: " + report.differences().size() + " discrepancies");
+        return report.clean() ? 0 : 2;
     }
 
-    /** The whole topic, partition by partition, up to the end offsets as of now. */
-    private static List<WindowRecount.Input> read(String bootstrap, String topic) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        List<WindowRecount.Input> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = new ArrayList<>();
-            for (PartitionInfo p : consumer.partitionsFor(topic, Duration.ofSeconds(30))) {
-                partitions.add(new TopicPartition(topic, p.partition()));
-            }
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofSeconds(1))) {
-                    if (r.offset() < end.get(new TopicPartition(topic, r.partition()))) {
-                        records.add(new WindowRecount.Input(r.partition(), r.timestamp(), r.key(), r.value()));
-                    }
-                }
-            }
+    private static long records(String text) {
+        try {
+            return Long.parseLong(text.trim());
+        } catch (NumberFormatException e) {
+            throw new Args.UsageException("max-records " + text + ": expected a number of records, e.g. 10000000");
         }
-        return records;
-    }
-
-    /** The table's rows of the windows the recount covers: those ending by {@code closedBefore}. */
-    private static Properties dbProps(String user) {
-        Properties p = new Properties();
-        if (user != null) {
-            p.setProperty("user", user);
-        }
-        String password = System.getenv("LINEFLOW_JDBC_PASSWORD");
-        if (password != null) {
-            p.setProperty("password", password);
-        }
-        return p;
     }
 
     private static int bytes(String text) {

@@ -6,6 +6,7 @@ import io.lineflow.reconciler.act.EventPublisher;
 import io.lineflow.reconciler.act.Metrics;
 import io.lineflow.reconciler.act.Remediator;
 import io.lineflow.reconciler.act.SummaryPublisher;
+import io.lineflow.reconciler.audit.AuditLoop;
 import io.lineflow.reconciler.checks.HealthEvaluator;
 import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.model.Observation;
@@ -49,6 +50,7 @@ public final class Reconciler implements AutoCloseable {
     private final HistoryStore history;
     private final Clock clock;
     private final ExecutorService pool;
+    private volatile AuditLoop audit;
 
     public Reconciler(
             Configuration conf,
@@ -73,6 +75,11 @@ public final class Reconciler implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /** Joins the continuous audit's findings into its deployment's results (none without it). */
+    public void auditedBy(AuditLoop audit) {
+        this.audit = audit;
     }
 
     /** Reconciles every deployment given; returns each one's result by {@code namespace/name}. */
@@ -113,6 +120,11 @@ public final class Reconciler implements AutoCloseable {
         String key = raw.spec().key();
         Observation o = raw.withHistory(history.get(key));
         HealthResult result = evaluator.evaluate(o);
+        AuditLoop a = audit;
+        if (a != null) {
+            result = result.join(a.findingsFor(
+                    fd.getMetadata().getNamespace(), fd.getMetadata().getName()));
+        }
         history.add(key, Sample.of(o));
         events.publish(fd, result);
         summary.publish(fd, result);

@@ -22,7 +22,9 @@ public enum FindingCode {
     CONSUMER_LAG_GROWING(Kind.RUNTIME),
     DUPLICATE_CONSUMPTION(Kind.RUNTIME),
     /** An observer (Flink REST, Kafka) could not be read, so some runtime checks were skipped. */
-    OBSERVATION_FAILED(Kind.RUNTIME);
+    OBSERVATION_FAILED(Kind.RUNTIME),
+    /** The continuous audit found rows of the window table that differ from the topic's recount. */
+    AUDIT_MISMATCH(Kind.RUNTIME);
 
     /** Whether a code comes from the spec alone or from runtime observation. */
     public enum Kind {

@@ -225,8 +225,8 @@ class RecountDifferentialTest {
     }
 
     private static int windowsRecounted(String report) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) closed windows recounted")
-                .matcher(report);
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("(\\d+) rows matched").matcher(report);
         return m.find() ? Integer.parseInt(m.group(1)) : 0;
     }
 

@@ -80,7 +80,18 @@ public final class WindowRecount {
             long invalid,
             long duplicates,
             long late,
-            Map<RejectReason, Long> rejected) {}
+            Map<RejectReason, Long> rejected,
+            Map<String, Long> carryKnownFrom) {
+        /**
+         * Whether the downtime carry into the window starting at {@code windowStart} is known for
+         * {@code device} (see {@link Counter}): always for a read from the topic's beginning; never
+         * for a device the read has no event of.
+         */
+        public boolean carryKnown(String device, long windowStart) {
+            Long from = carryKnownFrom.get(device);
+            return from != null && windowStart >= from;
+        }
+    }
 
     /** An accepted event with what the job knew when it arrived. */
     private record Arrival(DeviceEvent event, long watermark) {}
@@ -92,7 +103,9 @@ public final class WindowRecount {
      * the audit compares with the table.
      */
     public static Result recount(List<Input> records, Rules rules) {
-        return recount(records, rules, false);
+        Counter counter = new Counter(rules, Long.MIN_VALUE);
+        records.forEach(counter::add);
+        return counter.result(false);
     }
 
     /**
@@ -101,22 +114,57 @@ public final class WindowRecount {
      * Rules#silentFillMillis}.
      */
     public static Result recountToEnd(List<Input> records, Rules rules) {
-        return recount(records, rules, true);
+        Counter counter = new Counter(rules, Long.MIN_VALUE);
+        records.forEach(counter::add);
+        return counter.result(true);
     }
 
-    private static Result recount(List<Input> records, Rules rules, boolean toEnd) {
-        Map<RejectReason, Long> rejected = new EnumMap<>(RejectReason.class);
-        Map<Integer, Long> maxTs = new HashMap<>();
-        Map<String, List<Arrival>> byDevice = new TreeMap<>();
-        DeviceEventJson parser = rules.parser();
-        long invalid = 0;
-        for (Input r : records) {
+    /**
+     * The recount fed one record at a time, in each partition's order, so that a long read is not
+     * held in memory: what it keeps is each device's open windows (their ids' fingerprints) and the
+     * rows written so far, not the records.
+     *
+     * <p>{@code horizon} is for a read that does not start at the topic's beginning (the audit of a
+     * recent span): every window starting at or after it is taken to have all its records in the
+     * read, and no state from before the read is known. The only state the job carries from one
+     * window to the next that the read cannot rebuild is whether a stop was open (the downtime
+     * carry, silent windows included): it is known for a device from the end of its first window at
+     * or after the horizon that holds a stop or restart event (its last such event decides it), and
+     * {@link Result#carryKnownFrom} says from where. Dedup, lateness and the line need nothing from
+     * before the horizon: an id is remembered per device and window, and the events the read misses
+     * lie before the horizon in event time, so they cannot make a later window's events late. {@code
+     * Long.MIN_VALUE}: the read starts at the topic's beginning and everything is known.
+     */
+    public static final class Counter {
+        private final Rules rules;
+        private final long horizon;
+        private final DeviceEventJson parser;
+        private final Map<RejectReason, Long> rejected = new EnumMap<>(RejectReason.class);
+        private final Map<Integer, Long> maxTs = new HashMap<>();
+        private final Map<String, Device> devices = new TreeMap<>();
+        private long invalid;
+        private long read;
+
+        public Counter(Rules rules, long horizon) {
+            this.rules = rules;
+            this.horizon = horizon;
+            this.parser = rules.parser();
+        }
+
+        /** Records given so far. */
+        public long read() {
+            return read;
+        }
+
+        /** The next record of its partition. */
+        public void add(Input r) {
+            read++;
             // The job's parser, with the record's Kafka timestamp for its wall clock.
             ParsedRecord parsed = parser.parse(r.key(), r.value(), null, r.partition(), -1, r.timestamp());
             if (!parsed.isAccepted()) {
                 invalid++;
                 rejected.merge(parsed.rejected.reason, 1L, Long::sum);
-                continue;
+                return;
             }
             DeviceEvent e = parsed.event;
             // Flink's bounded out-of-orderness watermark: the largest time seen, less the bound, less
@@ -124,40 +172,47 @@ public final class WindowRecount {
             Long max = maxTs.get(r.partition());
             long watermark = max == null ? Long.MIN_VALUE : max - rules.outOfOrdernessMillis() - 1;
             maxTs.merge(r.partition(), e.ts, Math::max);
-            byDevice.computeIfAbsent(e.deviceId, d -> new ArrayList<>()).add(new Arrival(e, watermark));
+            devices.computeIfAbsent(e.deviceId, d -> new Device(d, rules, horizon))
+                    .process(new Arrival(e, watermark));
         }
-        long closedBefore = toEnd
-                ? Long.MAX_VALUE
-                : maxTs.values().stream()
-                        .mapToLong(t -> t - rules.outOfOrdernessMillis() - 1)
-                        .min()
-                        .orElse(Long.MIN_VALUE);
-        Map<String, Row> rows = new TreeMap<>();
-        long counted = 0;
-        long duplicates = 0;
-        long late = 0;
-        for (Map.Entry<String, List<Arrival>> d : byDevice.entrySet()) {
-            Device device = new Device(d.getKey(), rules);
-            for (Arrival a : d.getValue()) {
-                device.process(a);
-            }
-            device.advance(closedBefore);
-            for (Row row : device.rows.values()) {
-                if (row.windowStart() + rules.windowMillis() - 1 <= closedBefore) {
-                    rows.put(row.key(), row);
+
+        /**
+         * The rows of the windows closed by the partitions' watermarks ({@code toEnd}: every window,
+         * as a bounded run ends). Call once, after the last record.
+         */
+        public Result result(boolean toEnd) {
+            long closedBefore = toEnd
+                    ? Long.MAX_VALUE
+                    : maxTs.values().stream()
+                            .mapToLong(t -> t - rules.outOfOrdernessMillis() - 1)
+                            .min()
+                            .orElse(Long.MIN_VALUE);
+            Map<String, Row> rows = new TreeMap<>();
+            Map<String, Long> knownFrom = new TreeMap<>();
+            Map<RejectReason, Long> reasons = new EnumMap<>(rejected);
+            long counted = 0;
+            long duplicates = 0;
+            long late = 0;
+            for (Device device : devices.values()) {
+                device.advance(closedBefore);
+                for (Row row : device.rows.values()) {
+                    if (row.windowStart() + rules.windowMillis() - 1 <= closedBefore) {
+                        rows.put(row.key(), row);
+                    }
                 }
+                knownFrom.put(device.id, device.carryKnownFrom);
+                counted += device.counted;
+                duplicates += device.duplicates;
+                late += device.late;
             }
-            counted += device.counted;
-            duplicates += device.duplicates;
-            late += device.late;
+            if (duplicates > 0) {
+                reasons.put(RejectReason.DUPLICATE, duplicates);
+            }
+            if (late > 0) {
+                reasons.put(RejectReason.LATE, late);
+            }
+            return new Result(rows, closedBefore, counted, invalid, duplicates, late, reasons, knownFrom);
         }
-        if (duplicates > 0) {
-            rejected.put(RejectReason.DUPLICATE, duplicates);
-        }
-        if (late > 0) {
-            rejected.put(RejectReason.LATE, late);
-        }
-        return new Result(rows, closedBefore, counted, invalid, duplicates, late, rejected);
     }
 
     /**
@@ -176,10 +231,16 @@ public final class WindowRecount {
         private long counted;
         private long duplicates;
         private long late;
+        /** The first window start from which the carry is known ({@link Counter}). */
+        private long carryKnownFrom;
 
-        Device(String id, Rules rules) {
+        private final long horizon;
+
+        Device(String id, Rules rules, long horizon) {
             this.id = id;
             this.rules = rules;
+            this.horizon = horizon;
+            this.carryKnownFrom = horizon == Long.MIN_VALUE ? Long.MIN_VALUE : Long.MAX_VALUE;
         }
 
         void process(Arrival a) {
@@ -286,6 +347,11 @@ public final class WindowRecount {
                 down += end - since;
             }
             rows.put(r.start, new Row(id, r.lineId, r.start, r.pieces, r.stops, down, r.events, r.firstTs, r.lastTs));
+            if (r.start >= horizon && !r.transitions.isEmpty()) {
+                // A whole window with a stop or restart event: whether a stop is open at its end no
+                // longer depends on anything before the read.
+                carryKnownFrom = Math.min(carryKnownFrom, end);
+            }
             if (newer || end == carry.lastWindowEnd) {
                 if (carry == null) {
                     carry = new Carry();

@@ -38,12 +38,30 @@ public final class WindowTable {
      * (all of them if null), keyed by {@link #key}.
      */
     public static Map<String, Row> read(Connection c, Long lastStart) throws SQLException {
+        return read(c, null, lastStart);
+    }
+
+    /**
+     * The rows of {@code device_window_stats} whose window starts in [{@code firstStart}, {@code
+     * lastStart}] (a null bound is open), keyed by {@link #key}.
+     */
+    public static Map<String, Row> read(Connection c, Long firstStart, Long lastStart) throws SQLException {
         Map<String, Row> rows = new TreeMap<>();
+        List<Long> bounds = new ArrayList<>();
+        List<String> where = new ArrayList<>();
+        if (firstStart != null) {
+            where.add("window_start >= ?");
+            bounds.add(firstStart);
+        }
+        if (lastStart != null) {
+            where.add("window_start <= ?");
+            bounds.add(lastStart);
+        }
         try (PreparedStatement s = c.prepareStatement("SELECT device_id, line_id, window_start, pieces_produced,"
                 + " downtime_count, downtime_seconds, events_seen, first_event_at, last_event_at"
-                + " FROM device_window_stats" + (lastStart == null ? "" : " WHERE window_start <= ?"))) {
-            if (lastStart != null) {
-                s.setTimestamp(1, new Timestamp(lastStart));
+                + " FROM device_window_stats" + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where)))) {
+            for (int i = 0; i < bounds.size(); i++) {
+                s.setTimestamp(i + 1, new Timestamp(bounds.get(i)));
             }
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
