@@ -83,6 +83,14 @@ class DriftGuardTest {
                     "PostgreSQL (the host's, without TLS)"),
             new Environment(
                     "Deployment/lineflow-reconciler",
+                    RECONCILER + "env/LINEFLOW_RECONCILER_AUDIT_PERIOD/*",
+                    "the drill checks the audit after every scenario"),
+            new Environment(
+                    "Deployment/lineflow-reconciler",
+                    RECONCILER + "env/LINEFLOW_RECONCILER_AUDIT_SPAN/*",
+                    "the drill's input has event times from a fixed day, not the clock"),
+            new Environment(
+                    "Deployment/lineflow-reconciler",
                     RECONCILER + "env/LINEFLOW_RECONCILER_INTERVAL/value",
                     "a pass per e2e checkpoint interval"),
             new Environment(

@@ -18,15 +18,20 @@ import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The restart drill on Kubernetes: scenarios one after another on the job the operator runs, each
@@ -76,6 +81,12 @@ public final class KubernetesDrill {
 
     /** From a healthy scenario's end until every alert but the restart's has cleared. */
     private static final Duration ALERT_CLEAR = Duration.ofMinutes(3);
+
+    /**
+     * Until the continuous audit has completed a pass that began after a moment (the e2e
+     * overlay's audit period is 30 s; a pass reads the drill's whole topic in a few seconds).
+     */
+    private static final Duration AUDIT_DEADLINE = Duration.ofMinutes(2);
 
     /** Until every dashboard query returns a series (rates need two scrapes 30 s apart). */
     private static final Duration DASHBOARD_DEADLINE = Duration.ofMinutes(3);
@@ -154,6 +165,9 @@ public final class KubernetesDrill {
                 if (!scenario.isControl() && !dashboardChecked) {
                     dashboardChecked = true;
                     dashboardAnswers(result);
+                }
+                if (scenario.equals(KubernetesScenario.STEADY)) {
+                    handEditAudited(result);
                 }
             }
         } catch (RuntimeException e) {
@@ -260,6 +274,7 @@ public final class KubernetesDrill {
                 scenario.id(), DrillReport.seconds(System.currentTimeMillis() - produced), observed.waited());
         if (!scenario.isControl()) {
             reconcilerHealthy(result);
+            auditExact(scenario, result, produced);
         }
         log("%s: %s", scenario.id(), result.verdict());
         result.problems.stream().limit(20).forEach(p -> System.out.println("  " + p));
@@ -528,6 +543,74 @@ public final class KubernetesDrill {
             result.error =
                     "the reconciler did not report CHECKPOINTING_DISABLED as an Event and in its summary within 30 s";
         }
+    }
+
+    /**
+     * The reconciler's continuous audit, which recounts the table from Kafka on its own (rules'
+     * one recount), must find it exact too: a pass completed after {@code since} with rows judged
+     * and none missing, extra or wrong.
+     */
+    private void auditExact(KubernetesScenario scenario, ScenarioResult result, long since) {
+        Optional<ReconcilerMetrics.Audit> audit = auditAfter(since);
+        if (audit.isEmpty()) {
+            result.problems.add("AUDIT no continuous audit completed within " + AUDIT_DEADLINE.toMinutes()
+                    + " min of the input's end");
+            return;
+        }
+        ReconcilerMetrics.Audit a = audit.get();
+        result.monitoring.add("continuous audit after the scenario: " + a);
+        log("  %s: the continuous audit: %s", scenario.id(), a);
+        if (a.mismatched() > 0 || a.matched() == 0) {
+            result.problems.add("AUDIT the continuous audit disagrees with the exact table: " + a);
+        }
+    }
+
+    /**
+     * A row of the table changed by hand is reported by the next audit (the e2e overlay's period
+     * is 30 s), and the table put back is exact again in the audit after that. This runs once,
+     * after the steady scenario's checks, and leaves the table and the reconciler as it found them.
+     */
+    private void handEditAudited(ScenarioResult result) throws SQLException {
+        long edited;
+        try (Connection c = db.connect();
+                PreparedStatement s = c.prepareStatement("UPDATE device_window_stats SET pieces_produced ="
+                        + " pieces_produced + ? WHERE (device_id, window_start) = (SELECT device_id, window_start"
+                        + " FROM device_window_stats ORDER BY window_start, device_id LIMIT 1)")) {
+            s.setInt(1, 1);
+            edited = System.currentTimeMillis();
+            if (s.executeUpdate() != 1) {
+                result.problems.add("AUDIT the hand edit found no row to change");
+                return;
+            }
+            Optional<ReconcilerMetrics.Audit> seen = auditAfter(edited);
+            String took = DrillReport.seconds(System.currentTimeMillis() - edited);
+            if (seen.isEmpty() || seen.get().wrong() != 1) {
+                result.problems.add("AUDIT a row changed by hand was not reported as one wrong row by the audit"
+                        + " that followed: " + seen.map(Object::toString).orElse("no audit completed"));
+            } else {
+                result.monitoring.add("a row changed by hand: reported by the audit " + took + " later: " + seen.get());
+                log("  a row changed by hand: the audit %s later reports %s", took, seen.get());
+            }
+            s.setInt(1, -1);
+            s.executeUpdate();
+        }
+        long restored = System.currentTimeMillis();
+        Optional<ReconcilerMetrics.Audit> back = auditAfter(restored);
+        if (back.isEmpty() || back.get().mismatched() > 0) {
+            result.problems.add("AUDIT the row put back was not exact again in the next audit: "
+                    + back.map(Object::toString).orElse("no audit completed"));
+        }
+        reconcilerHealthy(result);
+    }
+
+    /** The first audit that began after {@code since} (epoch ms), polled until {@link #AUDIT_DEADLINE}. */
+    private Optional<ReconcilerMetrics.Audit> auditAfter(long since) {
+        AtomicReference<ReconcilerMetrics.Audit> seen = new AtomicReference<>();
+        Await.until(AUDIT_DEADLINE, Duration.ofSeconds(2), () -> {
+            reconciler.audit().filter(a -> a.began() * 1000 > since).ifPresent(seen::set);
+            return seen.get() != null;
+        });
+        return Optional.ofNullable(seen.get());
     }
 
     /** After a healthy scenario the in-cluster reconciler must say HEALTHY again (a pass every 10 s). */

@@ -63,6 +63,35 @@ final class ReconcilerMetrics {
         }
     }
 
+    /**
+     * The latest completed continuous audit of the deployment {@code lineflow} (docs/reconciler.md):
+     * when it completed and how long it took (seconds), and its rows by result.
+     */
+    record Audit(
+            double completedAt,
+            double took,
+            double matched,
+            double missing,
+            double extra,
+            double wrong,
+            double unjudged) {
+        /** When it began, epoch seconds. */
+        double began() {
+            return completedAt - took;
+        }
+
+        double mismatched() {
+            return missing + extra + wrong;
+        }
+
+        @Override
+        public String toString() {
+            return String.format(
+                    "%.0f rows matched, %.0f missing, %.0f extra, %.0f wrong, %.0f not judged",
+                    matched, missing, extra, wrong, unjudged);
+        }
+    }
+
     private final FlinkCluster flink;
     private final Function<String, URI> scrapeAt;
     private final HttpClient http =
@@ -107,6 +136,36 @@ final class ReconcilerMetrics {
         log.accept("  the reconciler over " + DrillReport.seconds(System.currentTimeMillis() - began) + ": " + scrapes
                 + " scrapes, duplicate ratio " + ratios + ", DUPLICATE_CONSUMPTION in " + findings);
         return seen;
+    }
+
+    /** The latest completed audit; empty before the first or while the reconciler does not answer. */
+    Optional<Audit> audit() {
+        return scrape().flatMap(ReconcilerMetrics::audit);
+    }
+
+    static Optional<Audit> audit(String text) {
+        Optional<Double> at = auditGauge(text, "lineflow_audit_last_completed_timestamp_seconds", "");
+        Optional<Double> took = auditGauge(text, "lineflow_audit_last_duration_seconds", "");
+        if (at.isEmpty() || took.isEmpty() || !(at.get() > 0)) {
+            return Optional.empty();
+        }
+        double[] rows = new double[5];
+        String[] results = {"matched", "missing", "extra", "wrong", "unjudged"};
+        for (int i = 0; i < results.length; i++) {
+            Optional<Double> v = auditGauge(text, "lineflow_audit_rows", ",result=\"" + results[i] + "\"");
+            if (v.isEmpty()) {
+                return Optional.empty();
+            }
+            rows[i] = v.get();
+        }
+        return Optional.of(new Audit(at.get(), took.get(), rows[0], rows[1], rows[2], rows[3], rows[4]));
+    }
+
+    private static Optional<Double> auditGauge(String text, String metric, String more) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(metric) + "\\{deployment=\"lineflow\"" + Pattern.quote(more)
+                        + "\\} (\\S+)$")
+                .matcher(text);
+        return m.find() ? Optional.of(Double.parseDouble(m.group(1))) : Optional.empty();
     }
 
     /** A gauge the reconciler exports for the deployment {@code lineflow}; empty while it has none. */

@@ -194,4 +194,30 @@ class ReconcilerMetricsTest {
         assertThat(new ReconcilerMetrics.Seen(5, List.of(1.0, 2.01, 2.0), 0).max())
                 .isEqualTo(2.01);
     }
+
+    @Test
+    void theAuditIsReadForLineflowWithItsStartAndRowsAndIsEmptyBeforeTheFirstCompletes() {
+        String exposition = String.join(
+                "\n",
+                "lineflow_audit_rows{deployment=\"other\",result=\"wrong\"} 9",
+                "lineflow_audit_rows{deployment=\"lineflow\",result=\"matched\"} 96",
+                "lineflow_audit_rows{deployment=\"lineflow\",result=\"missing\"} 0",
+                "lineflow_audit_rows{deployment=\"lineflow\",result=\"extra\"} 0",
+                "lineflow_audit_rows{deployment=\"lineflow\",result=\"wrong\"} 1",
+                "lineflow_audit_rows{deployment=\"lineflow\",result=\"unjudged\"} 8",
+                "lineflow_audit_last_duration_seconds{deployment=\"lineflow\"} 1.5",
+                "lineflow_audit_last_completed_timestamp_seconds{deployment=\"lineflow\"} 1796316361.5",
+                "");
+
+        ReconcilerMetrics.Audit a = ReconcilerMetrics.audit(exposition).orElseThrow();
+
+        assertThat(a.began()).isEqualTo(1796316360.0);
+        assertThat(a.matched()).isEqualTo(96);
+        assertThat(a.wrong()).isEqualTo(1);
+        assertThat(a.mismatched()).isEqualTo(1);
+        assertThat(a.unjudged()).isEqualTo(8);
+        // Scheduled but not completed: the reconciler exports the time as NaN.
+        assertThat(ReconcilerMetrics.audit(exposition.replace("} 1796316361.5", "} NaN")))
+                .isEmpty();
+    }
 }
