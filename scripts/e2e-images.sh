@@ -39,8 +39,9 @@
 #   scripts/e2e-images.sh chart [VERSION]   unpack the operator's Helm chart from the source release
 #                                           and print its folder (builds nothing)
 #   scripts/e2e-images.sh env               print the image names and tar paths (shell syntax)
-# VERSION defaults to chart.env's; another one (the `operator-upgrade` drill's "from" release)
-# builds beside it: jars, chart and image tar are all named by version.
+# VERSION defaults to $OPERATOR_CHART_VERSION, else chart.env's; another one (the upgrade's "from"
+# release, OPERATOR_UPGRADE_FROM of chart.env) builds beside it: jars, chart and image tar are all
+# named by version.
 # Env: LINEFLOW_OPERATOR_SRC  operator source release (.tar.gz); default
 #      ../shared/vendor/flink-kubernetes-operator-VERSION-src.tar.gz, relative to the repository
 #      MVN                    Maven command (default: mvn -B -ntp)
@@ -50,8 +51,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 CACHE="${LINEFLOW_IMAGES_CACHE:-$ROOT/.cache/e2e-images}"
 SHARED="${LINEFLOW_IMAGES_SHARED_CACHE-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/lineflow/e2e-images}"
-OPERATOR_VERSION="$(sed -n 's/^OPERATOR_CHART_VERSION=//p' "$ROOT/operator-config/chart.env")"
-# The operator commands take another version as their second argument.
+# chart.env's version, unless the environment names another (`make … OPERATOR_CHART_VERSION=X`
+# exports it); the operator commands also take one as their second argument.
+OPERATOR_VERSION="${OPERATOR_CHART_VERSION:-$(sed -n 's/^OPERATOR_CHART_VERSION=//p' "$ROOT/operator-config/chart.env")}"
 case "${1:-}" in operator-build | operator-image | chart) OPERATOR_VERSION="${2:-$OPERATOR_VERSION}" ;; esac
 [[ "$OPERATOR_VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "operator version '$OPERATOR_VERSION' is not X.Y.Z"
 FLINK_VERSION="$(sed -n 's:.*<flink.version>\(.*\)</flink.version>.*:\1:p' "$ROOT/pom.xml" | head -1)"
