@@ -27,6 +27,8 @@ NAMESPACE ?= $(if $(filter prod,$(ENV)),lineflow,lineflow-$(ENV))
 BIN ?= $(CURDIR)/bin
 KUBECTL ?= $(BIN)/kubectl
 HELM ?= $(BIN)/helm
+# The operator's version and chart (OPERATOR_CHART_VERSION, …): the one place it is named
+# (OperatorVersionTest holds the values, scripts and docs to it).
 include operator-config/chart.env
 # Chart of `make operator-install`: a folder (OPERATOR_CHART=…); empty means the chart inside the
 # operator's source release when it is there (scripts/e2e-images.sh chart), else the Apache repo.
@@ -143,15 +145,21 @@ image-tar: ## Build the job image as a tar, offline (IMAGE_TAR=…, BASE_IMAGE=s
 	BASE_IMAGE="$(BASE_IMAGE)" MVN="$(MVN)" scripts/image.sh tar "$(or $(IMAGE),lineflow-job:dev)" "$(abspath $(IMAGE_TAR))"
 
 .PHONY: operator-install
-operator-install: tools ## Install or upgrade the Flink Kubernetes Operator $(OPERATOR_CHART_VERSION) with operator-config/values.yaml (+ values-$(ENV).yaml); chart from the source release if present, else the Apache repo.
+# Helm installs a chart's crds/ on the first install only and never upgrades them: an operator
+# upgrade would run against the old CRDs (1.15.0 on 1.10.0's: it stops at start, as the
+# FlinkBlueGreenDeployment CRD is missing, and its DELETING status is refused). So the chart's CRDs
+# are server-side applied first, every time, and Helm is told to skip them. Kubernetes 1.20 takes
+# both (server-side apply is beta and on there). image.tag follows the chart version installed.
+operator-install: tools ## Install or upgrade the Flink Kubernetes Operator $(OPERATOR_CHART_VERSION) (OPERATOR_CHART_VERSION=… for another) with operator-config/values.yaml (+ values-$(ENV).yaml), its CRDs first; chart from the source release if present, else the Apache repo.
 	for ns in $(OPERATOR_NAMESPACE) $(OPERATOR_WATCH_NAMESPACES); do \
 	  $(KUBECTL) create namespace "$$ns" --dry-run=client -o yaml | $(KUBECTL) apply -f -; done
-	chart="$(OPERATOR_CHART)"; [ -n "$$chart" ] || chart="$$(scripts/e2e-images.sh chart 2>/dev/null)" || chart=""; \
+	chart="$(OPERATOR_CHART)"; [ -n "$$chart" ] || chart="$$(scripts/e2e-images.sh chart $(OPERATOR_CHART_VERSION) 2>/dev/null)" || chart=""; \
 	if [ -n "$$chart" ]; then src=("$$chart"); \
 	else src=(flink-kubernetes-operator --repo $(OPERATOR_CHART_REPO) --version $(OPERATOR_CHART_VERSION)); fi; \
 	echo "operator-install: chart $${src[*]}, values $(OPERATOR_VALUES)"; \
-	$(HELM) upgrade --install $(OPERATOR_RELEASE) "$${src[@]}" \
-	  --namespace $(OPERATOR_NAMESPACE) $(foreach f,$(OPERATOR_VALUES),-f $(f)) --wait
+	$(HELM) show crds "$${src[@]}" | $(KUBECTL) apply --server-side --force-conflicts --field-manager=lineflow-operator-install -f -; \
+	$(HELM) upgrade --install $(OPERATOR_RELEASE) "$${src[@]}" --skip-crds \
+	  --namespace $(OPERATOR_NAMESPACE) $(foreach f,$(OPERATOR_VALUES),-f $(f)) --set image.tag=$(OPERATOR_CHART_VERSION) --wait
 
 .PHONY: deploy
 deploy: tools ## Deploy overlay ENV=dev|prod (IMAGE=… sets the job image); dev creates its own secrets.
@@ -260,5 +268,9 @@ e2e-images: ## Build the e2e image tars offline (stand-in Flink 1.20.1 and JRE b
 	@scripts/e2e-images.sh env
 
 .PHONY: operator-build
-operator-build: ## Build the Flink Kubernetes Operator $(OPERATOR_CHART_VERSION) jars from its source release (LINEFLOW_OPERATOR_SRC=…; cached).
-	MVN="$(MVN)" scripts/e2e-images.sh operator-build
+operator-build: ## Build the Flink Kubernetes Operator $(OPERATOR_CHART_VERSION) jars from its source release (OPERATOR_CHART_VERSION=… for another, LINEFLOW_OPERATOR_SRC=…; cached).
+	MVN="$(MVN)" scripts/e2e-images.sh operator-build $(OPERATOR_CHART_VERSION)
+
+.PHONY: operator-image
+operator-image: ## Build the operator $(OPERATOR_CHART_VERSION) image tar alone (its jars and the JRE layer; nothing of Flink, the job or the reconciler).
+	MVN="$(MVN)" scripts/e2e-images.sh operator-image $(OPERATOR_CHART_VERSION)

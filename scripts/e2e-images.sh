@@ -8,7 +8,8 @@
 #                                          scripts of our own (images/flink-standin/scripts)
 #   lineflow/flink-kubernetes-operator:VERSION
 #                                          the real operator, built from its source release
-#                                          (VERSION: OPERATOR_CHART_VERSION of operator-config/chart.env)
+#                                          (VERSION: OPERATOR_CHART_VERSION of operator-config/chart.env,
+#                                          or the version given to operator-build/operator-image/chart)
 #   lineflow-job:e2e                       the job image: the production Jib build
 #                                          (scripts/image.sh) on top of the stand-in
 #   lineflow-job:e2e-next                  the job's "next release" for the upgrade scenarios: the
@@ -28,12 +29,19 @@
 #
 # Usage:
 #   scripts/e2e-images.sh build             build the image tars (idempotent)
-#   scripts/e2e-images.sh operator-build    build only the operator jars
+#   scripts/e2e-images.sh operator-build [VERSION]
+#                                           build only the operator jars
+#   scripts/e2e-images.sh operator-image [VERSION]
+#                                           build only the operator's image tar (its jars and the JRE
+#                                           layer; nothing of Flink, the job or the reconciler)
 #   scripts/e2e-images.sh import SOCK [NS]  build, then import every tar into containerd at SOCK
 #                                           (namespace NS, default k8s.io)
-#   scripts/e2e-images.sh chart             unpack the operator's Helm chart from the source release
+#   scripts/e2e-images.sh chart [VERSION]   unpack the operator's Helm chart from the source release
 #                                           and print its folder (builds nothing)
 #   scripts/e2e-images.sh env               print the image names and tar paths (shell syntax)
+# VERSION defaults to $OPERATOR_CHART_VERSION, else chart.env's; another one (the upgrade's "from"
+# release, OPERATOR_UPGRADE_FROM of chart.env) builds beside it: jars, chart and image tar are all
+# named by version.
 # Env: LINEFLOW_OPERATOR_SRC  operator source release (.tar.gz); default
 #      ../shared/vendor/flink-kubernetes-operator-VERSION-src.tar.gz, relative to the repository
 #      MVN                    Maven command (default: mvn -B -ntp)
@@ -43,7 +51,11 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 CACHE="${LINEFLOW_IMAGES_CACHE:-$ROOT/.cache/e2e-images}"
 SHARED="${LINEFLOW_IMAGES_SHARED_CACHE-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/lineflow/e2e-images}"
-OPERATOR_VERSION="$(sed -n 's/^OPERATOR_CHART_VERSION=//p' "$ROOT/operator-config/chart.env")"
+# chart.env's version, unless the environment names another (`make … OPERATOR_CHART_VERSION=X`
+# exports it); the operator commands also take one as their second argument.
+OPERATOR_VERSION="${OPERATOR_CHART_VERSION:-$(sed -n 's/^OPERATOR_CHART_VERSION=//p' "$ROOT/operator-config/chart.env")}"
+case "${1:-}" in operator-build | operator-image | chart) OPERATOR_VERSION="${2:-$OPERATOR_VERSION}" ;; esac
+[[ "$OPERATOR_VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "operator version '$OPERATOR_VERSION' is not X.Y.Z"
 FLINK_VERSION="$(sed -n 's:.*<flink.version>\(.*\)</flink.version>.*:\1:p' "$ROOT/pom.xml" | head -1)"
 FLINK_IMAGE="lineflow/flink-standin:$FLINK_VERSION-java17"
 OPERATOR_IMAGE="lineflow/flink-kubernetes-operator:$OPERATOR_VERSION"
@@ -52,7 +64,7 @@ JRE_IMAGE="lineflow/jre-standin:17"
 RECONCILER_IMAGE="lineflow-reconciler:e2e"
 IMAGES="$CACHE/images"
 FLINK_TAR="$IMAGES/flink-standin.tar"
-OPERATOR_TAR="$IMAGES/flink-kubernetes-operator.tar"
+OPERATOR_TAR="$IMAGES/flink-kubernetes-operator-$OPERATOR_VERSION.tar"
 JOB_TAR="$IMAGES/lineflow-job.tar"
 JOB_NEXT_IMAGE="lineflow-job:e2e-next"
 JOB_NEXT_TAR="$IMAGES/lineflow-job-next.tar"
@@ -255,7 +267,9 @@ OPERATOR_OUT=""
 operator_build() {
   [[ -f "$OPERATOR_SRC" ]] || die "operator source $OPERATOR_SRC not found; set LINEFLOW_OPERATOR_SRC to flink-kubernetes-operator-$OPERATOR_VERSION-src.tar.gz (Apache archive)"
   local key work tree start=$SECONDS
-  key="operator-$OPERATOR_VERSION-$(sha < "$OPERATOR_SRC")"
+  # The recipe is in the key: a build from before a change of this function (1.15 needs the
+  # logging jars copied) is not reused.
+  key="operator-$OPERATOR_VERSION-$(sha < "$OPERATOR_SRC")-$(declare -f operator_build | sha | cut -c1-8)"
   OPERATOR_OUT="$CACHE/$key"
   from_shared "$key" && return 0
   log "building the Flink Kubernetes Operator $OPERATOR_VERSION from $OPERATOR_SRC (a few minutes)"
@@ -277,6 +291,13 @@ operator_build() {
   cp "$tree/flink-kubernetes-operator/target/flink-kubernetes-operator-$OPERATOR_VERSION-shaded.jar" \
      "$tree/flink-kubernetes-standalone/target/flink-kubernetes-standalone-$OPERATOR_VERSION.jar" "$out/jars/"
   cp -r "$tree/flink-kubernetes-operator/target/plugins" "$out/plugins"
+  # From 1.15 the SLF4J bindings are no longer shaded in: the upstream image puts them in
+  # $FLINK_HOME/log/{log4j,logback} and its entry point adds one to the classpath (without one the
+  # operator starts with SLF4J's no-op logger and logs nothing).
+  local d
+  for d in log4j logback; do
+    [[ ! -d "$tree/flink-kubernetes-operator/target/$d" ]] || cp -r "$tree/flink-kubernetes-operator/target/$d" "$out/$d"
+  done
   echo "$((SECONDS - start))" > "$out/build-seconds"
   mv "$out" "$OPERATOR_OUT"
   rm -rf "$work"
@@ -309,6 +330,12 @@ operator_image() {
   rm -rf "$stage" && mkdir -p "$stage/flink-kubernetes-operator" "$stage/opt/flink/operator-lib" "$CACHE/layers"
   cp "$OPERATOR_OUT"/jars/*.jar "$stage/flink-kubernetes-operator/"
   cp -r "$OPERATOR_OUT/plugins" "$stage/opt/flink/plugins"
+  # 1.15+: the SLF4J bindings where the upstream image keeps them (docker-entrypoint.sh picks one).
+  mkdir -p "$stage/opt/flink/log"
+  local d
+  for d in log4j logback; do
+    [[ ! -d "$OPERATOR_OUT/$d" ]] || cp -r "$OPERATOR_OUT/$d" "$stage/opt/flink/log/$d"
+  done
   install -m 0755 "$ROOT/images/operator/docker-entrypoint.sh" "$stage/docker-entrypoint.sh"
   chmod -R a+rX,go-w "$stage"
   layer "$stage" "$layer_file"
@@ -317,7 +344,7 @@ operator_image() {
     "FLINK_PLUGINS_DIR=/opt/flink/plugins" "OPERATOR_VERSION=$OPERATOR_VERSION" \
     "OPERATOR_JAR=flink-kubernetes-operator-$OPERATOR_VERSION-shaded.jar" \
     "KUBERNETES_STANDALONE_JAR=flink-kubernetes-standalone-$OPERATOR_VERSION.jar" \
-    "OPERATOR_LIB=/opt/flink/operator-lib" "LANG=C.UTF-8")"
+    "OPERATOR_LIB=/opt/flink/operator-lib" "OPERATOR_LOG=/opt/flink/log" "LANG=C.UTF-8")"
   image_tar "$OPERATOR_TAR" "$OPERATOR_IMAGE" \
     "\"User\":\"$FLINK_UID:$FLINK_UID\",\"Env\":$env,\"Entrypoint\":[\"/docker-entrypoint.sh\"],\"Cmd\":[\"help\"],\"WorkingDir\":\"/flink-kubernetes-operator\",\"Labels\":{\"org.opencontainers.image.title\":\"flink-kubernetes-operator $OPERATOR_VERSION (built by lineflow from the source release)\",\"org.opencontainers.image.version\":\"$OPERATOR_VERSION\"}" \
     "$JRE_LAYER" "$layer_file"
@@ -408,6 +435,7 @@ build_all() {
 case "${1:-}" in
   build) build_all ;;
   operator-build) lock; operator_build ;;
+  operator-image) lock; jre_layer; operator_build; operator_image ;;
   chart) lock; operator_chart; echo "$OPERATOR_CHART" ;;
   import)
     sock="${2:?usage: e2e-images.sh import CONTAINERD_SOCKET [NAMESPACE]}"; ns="${3:-k8s.io}"
@@ -426,5 +454,5 @@ case "${1:-}" in
     printf 'JOB_NEXT_IMAGE=%s\nJOB_NEXT_TAR=%s\n' "$JOB_NEXT_IMAGE" "$JOB_NEXT_TAR"
     printf 'JRE_IMAGE=%s\nJRE_TAR=%s\nRECONCILER_IMAGE=%s\nRECONCILER_TAR=%s\n' \
       "$JRE_IMAGE" "$JRE_TAR" "$RECONCILER_IMAGE" "$RECONCILER_TAR" ;;
-  *) echo "usage: e2e-images.sh build | operator-build | import SOCK [NS] | chart | env" >&2; exit 2 ;;
+  *) echo "usage: e2e-images.sh build | operator-build [VERSION] | operator-image [VERSION] | import SOCK [NS] | chart [VERSION] | env" >&2; exit 2 ;;
 esac

@@ -1,0 +1,67 @@
+package io.lineflow.drill.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The drill reads the operator's status with the operator API 1.10.0 classes and fabric8's
+ * default serialization; operator 1.15 writes more (our minimal fixture,
+ * {@code operator-1.15/flinkdeployment-status-minimal.json}). The upgrade scenarios wait on
+ * {@link FlinkCluster#reconciledSpec()} and {@link FlinkCluster#lifecycle()}: both must read it.
+ */
+@EnableKubernetesMockClient(crud = true)
+class NewerOperatorStatusTest {
+    KubernetesClient client;
+
+    @Test
+    void readsTheStatusAsOperator115WritesIt() throws IOException {
+        store("STABLE");
+        FlinkCluster flink = new FlinkCluster(client, "lineflow", "operator");
+
+        assertThat(flink.jobState()).isEqualTo("RUNNING");
+        assertThat(flink.jobId()).isEqualTo("job-1");
+        assertThat(flink.lifecycle()).contains(ResourceLifecycleState.STABLE);
+        // lastReconciledSpec as 1.15 serialises it, with job.autoscalerResetNonce.
+        assertThat(flink.reconciledSpec())
+                .hasValueSatisfying(s -> assertThat(s.getImage()).isEqualTo("lineflow-job:e2e"));
+    }
+
+    @Test
+    void aLifecycleStateThe110ApiLacksReadsAsUnknownNotAsAnError() throws IOException {
+        // 1.15 writes DELETING while it tears the deployment down (the undeploy step).
+        store("DELETING");
+        FlinkCluster flink = new FlinkCluster(client, "lineflow", "operator");
+
+        assertThat(flink.lifecycle()).isEmpty();
+        assertThat(flink.jobState()).isEqualTo("UNKNOWN");
+    }
+
+    private void store(String lifecycle) throws IOException {
+        String json;
+        try (InputStream in = getClass().getResourceAsStream("/operator-1.15/flinkdeployment-status-minimal.json")) {
+            json = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("LIFECYCLE", lifecycle);
+        }
+        GenericKubernetesResource raw =
+                client.getKubernetesSerialization().unmarshal(json, GenericKubernetesResource.class);
+        client.genericKubernetesResources(new ResourceDefinitionContext.Builder()
+                        .withGroup("flink.apache.org")
+                        .withVersion("v1beta1")
+                        .withKind("FlinkDeployment")
+                        .withPlural("flinkdeployments")
+                        .withNamespaced(true)
+                        .build())
+                .inNamespace("lineflow")
+                .resource(raw)
+                .create();
+    }
+}
