@@ -92,7 +92,19 @@ phase images
 "$MAKE" --no-print-directory e2e-images E2E_STATE="${LINEFLOW_E2E_STATE:-$ROOT/.cache/e2e}"
 
 phase operator
-"$MAKE" --no-print-directory operator-install ENV=e2e
+# The scenario operator-upgrade (named, or in `all`/`faults`) starts on the release an upgrade
+# comes from (chart.env's OPERATOR_UPGRADE_FROM) and upgrades to chart.env's own in the drill.
+UPGRADE_FROM="$(sed -n 's/^OPERATOR_UPGRADE_FROM=//p' operator-config/chart.env)"
+case ",${E2E_SCENARIOS// /}," in
+  *,operator-upgrade,* | *,all,* | *,faults,*)
+    [[ -n "$UPGRADE_FROM" ]] || die "operator-upgrade needs OPERATOR_UPGRADE_FROM in operator-config/chart.env"
+    "$MAKE" --no-print-directory operator-image OPERATOR_CHART_VERSION="$UPGRADE_FROM"
+    from_tar="$(OPERATOR_CHART_VERSION="$UPGRADE_FROM" scripts/e2e-images.sh env | sed -n 's/^OPERATOR_TAR=//p')"
+    ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$from_tar" >/dev/null
+    log "operator-upgrade: installing the operator $UPGRADE_FROM first"
+    "$MAKE" --no-print-directory operator-install ENV=e2e OPERATOR_CHART_VERSION="$UPGRADE_FROM" ;;
+  *) "$MAKE" --no-print-directory operator-install ENV=e2e ;;
+esac
 
 # --- Kafka, PostgreSQL and S3 on the host ----------------------------------------------------------
 phase services
@@ -195,8 +207,9 @@ java -cp "$DRILL_CP" io.lineflow.drill.KubernetesE2e verify \
   --overlay "$ROOT/kustomize/overlays/e2e" --work "$RUN" --services "http://127.0.0.1:$CONTROL_PORT" \
   --cluster-script "$ROOT/scripts/e2e-cluster.sh" --containerd-socket "$CONTAINERD_SOCK" --scenarios "$E2E_SCENARIOS" --report "$RUN/report" \
   --prometheus "http://127.0.0.1:$PROMETHEUS_PORT" --alertmanager "http://127.0.0.1:$ALERTMANAGER_PORT" \
-  --dashboard "$ROOT/manifests/monitoring/dashboards/lineflow.json" $E2E_ARGS \
-  || die "the drill failed: a scenario's table is not exact, a control was not caught or the reconciler did not recover (report in $RUN/report)"
+  --dashboard "$ROOT/manifests/monitoring/dashboards/lineflow.json" \
+  --operator-upgrade "$MAKE --no-print-directory -C $ROOT operator-install ENV=e2e KUBECTL=${KUBECTL[0]}" $E2E_ARGS \
+  || die "the drill failed: a table not exact, a control not caught, the reconciler or its audit not agreeing, an alert missing or left firing, or a dashboard query without data (report in $RUN/report)"
 
 if "${KUBECTL[@]}" get events -A --field-selector reason=ValidationError -o name | grep -q .; then
   "${KUBECTL[@]}" get events -A --field-selector reason=ValidationError >&2

@@ -47,12 +47,13 @@ import java.util.Map;
  *        --overlay DIR --work DIR --services URL --cluster-script PATH --containerd-socket PATH
  *        [--scenarios steady|all|faults|ID,…] [--topic T] [--partitions N] [--devices N]
  *        [--windows N] [--pieces K] [--time-per-window D] [--report DIR]
- *        [--prometheus URL --alertmanager URL --dashboard FILE]
+ *        [--prometheus URL --alertmanager URL --dashboard FILE] [--operator-upgrade "COMMAND ARGS…"]
  *     Runs the scenarios one after another on the deployed job (see KubernetesScenario), each with
  *     the drill's deterministic input, checks the table cell by cell after each (login lineflow,
  *     password from LINEFLOW_JDBC_PASSWORD) and writes the report. With Prometheus, each scenario's
  *     alerts are checked (KubernetesDrill) and the dashboard's queries must all return data. Exit 0
- *     only when every scenario is exact and every control caught.
+ *     only when every scenario is exact and every control caught. The scenario operator-upgrade runs
+ *     COMMAND (split at spaces) to upgrade the operator.
  * </pre>
  */
 public final class KubernetesE2e {
@@ -108,7 +109,8 @@ public final class KubernetesE2e {
                                         "report",
                                         "prometheus",
                                         "alertmanager",
-                                        "dashboard"))
+                                        "dashboard",
+                                        "operator-upgrade"))
                                 ? 0
                                 : 1);
                 break;
@@ -278,6 +280,9 @@ public final class KubernetesE2e {
                 URI.create(required(o, "services")),
                 required(o, "cluster-script"),
                 required(o, "containerd-socket"),
+                o.containsKey("operator-upgrade")
+                        ? List.of(o.get("operator-upgrade").trim().split("\\s+"))
+                        : List.of(),
                 o.containsKey("prometheus")
                         ? new KubernetesDrill.Monitoring(
                                 URI.create(o.get("prometheus")),

@@ -16,6 +16,12 @@ public enum Fault {
     JM_FAILOVER("jm-failover", Backend.Kind.LOCAL),
     /** Every Flink process and ZooKeeper killed; a fresh cluster restores the retained checkpoint. */
     FULL_RESTART("full-restart", Backend.Kind.LOCAL),
+    /**
+     * The operator upgraded under the running job the way its docs say (the new release's CRDs
+     * first, then its chart), from the release the e2e run installed first; every later scenario
+     * then runs on the new operator. First among the Kubernetes faults for that reason.
+     */
+    OPERATOR_UPGRADE("operator-upgrade", Backend.Kind.KUBERNETES),
     /** The JobManager pod deleted: its Deployment starts a new one, Kubernetes HA restores the job. */
     JM_POD_DELETE("jm-pod-delete", Backend.Kind.KUBERNETES),
     /**

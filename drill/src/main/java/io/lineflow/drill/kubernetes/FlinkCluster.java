@@ -285,6 +285,14 @@ final class FlinkCluster {
     }
 
     /** Whether an operator pod that is not being deleted is Ready: the new one after a restart. */
+    /** The images of the operator's pods that are not being deleted, space-separated. */
+    String operatorImages() {
+        return pods(operatorNamespace, OPERATOR).orElse(List.of()).stream()
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                .map(p -> p.getSpec().getContainers().get(0).getImage())
+                .collect(Collectors.joining(" "));
+    }
+
     boolean operatorReady() {
         return pods(operatorNamespace, OPERATOR).orElse(List.of()).stream()
                 .filter(p -> p.getMetadata().getDeletionTimestamp() == null)

@@ -63,6 +63,9 @@ final class KubernetesBackend implements Backend {
     private final String clusterScript;
     private final String containerdSocket;
     private final Holds holds;
+    /** The command that upgrades the operator (operator-upgrade); empty when the run gives none. */
+    private final List<String> operatorUpgrade;
+
     private final Consumer<String> log;
 
     KubernetesBackend(
@@ -75,6 +78,7 @@ final class KubernetesBackend implements Backend {
             String clusterScript,
             String containerdSocket,
             Holds holds,
+            List<String> operatorUpgrade,
             Consumer<String> log) {
         this.flink = flink;
         this.k8s = k8s;
@@ -85,6 +89,7 @@ final class KubernetesBackend implements Backend {
         this.clusterScript = clusterScript;
         this.containerdSocket = containerdSocket;
         this.holds = holds;
+        this.operatorUpgrade = List.copyOf(operatorUpgrade);
         this.log = log;
     }
 
@@ -172,6 +177,10 @@ final class KubernetesBackend implements Backend {
                 restartOperator();
                 yield null;
             }
+            case OPERATOR_UPGRADE -> {
+                upgradeOperator();
+                yield null;
+            }
             case DB_OUTAGE -> {
                 services.dbOutage(holds.dbOutage(), log);
                 yield null;
@@ -243,6 +252,22 @@ final class KubernetesBackend implements Backend {
                 + operator.run("delete", "pod", "-l", selector(OPERATOR), "--wait=false")
                         .trim());
         Await.orFail(Duration.ofMinutes(3), POLL, "the operator's new pod Ready", flink::operatorReady);
+    }
+
+    private void upgradeOperator() {
+        if (operatorUpgrade.isEmpty()) {
+            throw new IllegalStateException(
+                    "operator-upgrade: this run has no upgrade command (KubernetesE2e verify --operator-upgrade)");
+        }
+        String before = flink.operatorImages();
+        log.accept("  the operator runs " + before + "; upgrading: " + String.join(" ", operatorUpgrade));
+        Commands.run(Path.of("."), Duration.ofMinutes(10), operatorUpgrade);
+        Await.orFail(
+                Duration.ofMinutes(3),
+                POLL,
+                "the upgraded operator's pod Ready and the old one gone",
+                () -> flink.operatorReady() && !flink.operatorImages().contains(before));
+        log.accept("  the operator runs " + flink.operatorImages());
     }
 
     private long suspendAndResume() {

@@ -63,6 +63,7 @@ public final class KubernetesDrill {
             URI services,
             String clusterScript,
             String containerdSocket,
+            List<String> operatorUpgrade,
             Monitoring monitoring) {}
 
     /**
@@ -133,6 +134,7 @@ public final class KubernetesDrill {
                 settings.clusterScript(),
                 settings.containerdSocket(),
                 KubernetesBackend.Holds.DRILL,
+                settings.operatorUpgrade(),
                 System.out::println);
     }
 
@@ -160,6 +162,9 @@ public final class KubernetesDrill {
                 freshDeployment(scenario.control(), result);
             }
             produceAndInject(scenario, result);
+            if (scenario.control() == KubernetesScenario.Control.ADDITIVE_SINK) {
+                auditCaughtDoubling(began, result);
+            }
             if (alerts != null) {
                 alertsRaised(scenario, alerts, result);
                 if (!scenario.isControl() && !dashboardChecked) {
@@ -434,6 +439,18 @@ public final class KubernetesDrill {
                     result.problems.add("JOB deleting the standby JobManager changed the leader or the job");
                 }
             }
+            case OPERATOR_UPGRADE -> {
+                // Not a failure either way (the table decides that), but the user must know.
+                boolean untouched = result.recoveryMillis == null
+                        && flink.podUids(JM).equals(jmBefore)
+                        && flink.jobId().equals(jobBefore);
+                String said = "operator upgraded (now " + flink.operatorImages() + "): "
+                        + (untouched
+                                ? "the job was not restarted (same JobManager pods and job id, never left RUNNING)"
+                                : "the job was restarted (JobManager pods or job id changed, or it left RUNNING)");
+                result.monitoring.add(said);
+                log("  %s", said);
+            }
             case OPERATOR_RESTART -> {
                 if (result.recoveryMillis != null) {
                     result.problems.add("JOB the operator's restart interrupted the job");
@@ -601,6 +618,21 @@ public final class KubernetesDrill {
                     + back.map(Object::toString).orElse("no audit completed"));
         }
         reconcilerHealthy(result);
+    }
+
+    /**
+     * The additive sink's damage is wrong rows (counts added to, not replaced); the continuous
+     * audit must report them itself. (Missing rows would be another control's: a lost count.)
+     */
+    private void auditCaughtDoubling(long since, ScenarioResult result) {
+        Optional<ReconcilerMetrics.Audit> a = auditAfter(since);
+        if (a.isPresent() && a.get().wrong() > 0) {
+            result.monitoring.add("the continuous audit caught the additive sink: " + a.get());
+            log("  the continuous audit caught the additive sink: %s", a.get());
+        } else if (result.error == null) {
+            result.error = "the continuous audit did not report the additive sink's wrong rows: "
+                    + a.map(Object::toString).orElse("no audit completed");
+        }
     }
 
     /** The first audit that began after {@code since} (epoch ms), polled until {@link #AUDIT_DEADLINE}. */

@@ -133,7 +133,8 @@ final class LocalBackend implements Backend {
                 log.accept("  stopped with savepoint; job " + jobId + " restored from it at parallelism 4");
                 yield null;
             }
-            case JM_POD_DELETE,
+            case OPERATOR_UPGRADE,
+                    JM_POD_DELETE,
                     JM_LEADER_DELETE,
                     JM_LEADER_KILL,
                     JM_STANDBY_DELETE,

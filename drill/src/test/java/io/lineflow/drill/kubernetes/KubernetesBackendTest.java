@@ -152,6 +152,7 @@ class KubernetesBackendTest {
                 "echo",
                 "/run/containerd/containerd.sock",
                 new KubernetesBackend.Holds(Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofMillis(10)),
+                List.of(),
                 log::add);
     }
 
