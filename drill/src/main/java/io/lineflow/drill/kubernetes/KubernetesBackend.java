@@ -261,13 +261,15 @@ final class KubernetesBackend implements Backend {
         }
         String before = flink.operatorImages();
         log.accept("  the operator runs " + before + "; upgrading: " + String.join(" ", operatorUpgrade));
+        long began = System.currentTimeMillis();
         Commands.run(Path.of("."), Duration.ofMinutes(10), operatorUpgrade);
         Await.orFail(
                 Duration.ofMinutes(3),
                 POLL,
                 "the upgraded operator's pod Ready and the old one gone",
                 () -> flink.operatorReady() && !flink.operatorImages().contains(before));
-        log.accept("  the operator runs " + flink.operatorImages());
+        log.accept("  the operator runs " + flink.operatorImages() + ", "
+                + DrillReport.seconds(System.currentTimeMillis() - began) + " after the upgrade began");
     }
 
     private long suspendAndResume() {
