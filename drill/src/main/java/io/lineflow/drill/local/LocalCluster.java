@@ -246,7 +246,7 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
                 yield "from " + tms + " to the broker (port " + kafkaPort + ")";
             }
             case JM -> {
-                String tm = tms.get(0);
+                String tm = busyTaskManager().orElse(tms.get(0));
                 List<Integer> jms = jobManagers.stream()
                         .filter(ManagedProcess::alive)
                         .map(jm -> rpcPorts.get(jm.name))
@@ -259,6 +259,28 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
                         + ")";
             }
         };
+    }
+
+    /**
+     * A live TaskManager that runs tasks, by name: the REST API names a TaskManager {@code
+     * host:rpcPort-suffix}, and each TaskManager here has an RPC port of its own.
+     */
+    private Optional<String> busyTaskManager() {
+        try {
+            List<Integer> busy = rest.taskManagers(anyRest().orElseThrow()).stream()
+                    .filter(io.lineflow.flinkrest.TaskManager::busy)
+                    .map(t -> t.id().replaceFirst("^[^:]*:(\\d+)-.*$", "$1"))
+                    .filter(p -> p.matches("\\d+"))
+                    .map(Integer::valueOf)
+                    .toList();
+            return taskManagers.stream()
+                    .filter(ManagedProcess::alive)
+                    .map(tm -> tm.name)
+                    .filter(name -> busy.contains(rpcPorts.get(name)))
+                    .findFirst();
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
     }
 
     @Override
@@ -403,6 +425,9 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
         String name = "jobmanager-" + (jobManagers.size() + 1) + "-g" + generation;
         int rpcPort = EmbeddedKafka.freePort();
         conf.setString("jobmanager.rpc.port", String.valueOf(rpcPort));
+        // With HA the JobManager's RPC listens here, not on jobmanager.rpc.port (partition-jm
+        // dropped packets to the latter and changed nothing: checkpoints kept completing).
+        conf.setString("high-availability.jobmanager.port", String.valueOf(rpcPort));
         rpcPorts.put(name, rpcPort);
         JobManagerProcessSpec spec = JobManagerProcessUtils.processSpecFromConfigWithNewOptionToInterpretLegacyHeap(
                 conf, JobManagerOptions.JVM_HEAP_MEMORY);

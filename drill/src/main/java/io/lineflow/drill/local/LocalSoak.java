@@ -193,7 +193,8 @@ public final class LocalSoak {
             for (int i = 0; i < strikes.size(); i++) {
                 FaultSchedule.Strike strike = strikes.get(i);
                 Pause.sleep(Math.max(0, t0 + strike.at().toMillis() - System.currentTimeMillis()));
-                if (System.currentTimeMillis() > quietFrom) {
+                if (System.currentTimeMillis()
+                        > Math.max(quietFrom, t0 + strike.at().toMillis() + 1_000)) {
                     // Recoveries and checks took longer than the schedule gave them: the last
                     // interval stays quiet all the same.
                     log("skipping " + (strikes.size() - i) + " fault(s): behind schedule, into the quiet end");
