@@ -9,6 +9,11 @@ JAVA ?= java
 RUN_ARGS ?=
 # Options for `make drill` (docs/drill.md), e.g. DRILL_ARGS="--faults tm-kill --points 0.5".
 DRILL_ARGS ?=
+# Options for `make soak` (docs/soak.md), e.g. SOAK_ARGS="--duration 20min --fault-every 2min";
+# durations without spaces, as the shell splits the variable at them.
+SOAK_ARGS ?=
+# What `make soak-smoke` runs: 5 minutes, a fault a minute, the hard ones first.
+SOAK_SMOKE_ARGS ?= --duration 5min --fault-every 1min --faults pg-kill,partition-kafka,kafka-kill,tm-kill
 # Options for `make migrate`: the job's configuration as `--key value` pairs or `--config FILE`,
 # which win over the LINEFLOW_* environment, e.g. MIGRATE_ARGS="--lineflow.jdbc.url jdbc:postgresql://db/lineflow".
 MIGRATE_ARGS ?=
@@ -88,6 +93,21 @@ drill: ## Run the full restart drill: every fault at three points, plus both neg
 	cd drill && exec $(JAVA) -Ddrill.job.jar=../$(JOB_JAR) \
 	  -Ddrill.classpath.file=target/drill.classpath -Ddrill.classes=target/classes \
 	  -cp "target/classes:$$(cat target/drill.classpath)" io.lineflow.drill.Drill $(DRILL_ARGS)
+
+# The soak's command: the drill's classpath and job jar, its own work folder (drill/target/soak).
+SOAK_RUN = cd drill && exec $(JAVA) -Ddrill.job.jar=../$(JOB_JAR) -Ddrill.work=target/soak \
+	  -Ddrill.classpath.file=target/drill.classpath -Ddrill.classes=target/classes \
+	  -cp "target/classes:$$(cat target/drill.classpath)" io.lineflow.drill.Soak
+
+.PHONY: soak
+soak: ## Soak test (root: partitions use iptables): an hour on the local cluster at a steady rate, a fault every 5 min incl. kill -9 of PostgreSQL and the broker and network partitions; exact table, flat heap and checkpoints, recoveries in time (SOAK_ARGS=...); report drill/target/soak/soak.html.
+	$(MVN) -q -pl job,drill -am -DskipTests package
+	$(SOAK_RUN) $(SOAK_ARGS)
+
+.PHONY: soak-smoke
+soak-smoke: ## The soak's short version: 5 minutes of input, a fault a minute (SOAK_SMOKE_ARGS); about 6 min plus the build (estimated, docs/soak.md).
+	$(MVN) -q -pl job,drill -am -DskipTests package
+	$(SOAK_RUN) $(SOAK_SMOKE_ARGS)
 
 .PHONY: clean
 clean: ## Remove build output.

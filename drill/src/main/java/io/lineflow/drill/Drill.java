@@ -18,7 +18,8 @@ import java.util.Map;
  * negative controls that must be caught. Exits non-zero on any discrepancy or missed control.
  *
  * <pre>
- * --faults tm-kill,jm-failover,...|all|none   (all)
+ * --faults tm-kill,jm-failover,...|all|none   (all: the six below; the soak's hard faults,
+ *                                        pg-kill, kafka-kill, partition-*, only when named)
  * --points 0.3,0.5,0.7                   injection points, fractions of the input (0.3,0.5,0.7)
  * --controls true|false                  run both negative controls (true)
  * --kubernetes-ha true|false             also jm-failover on Kubernetes HA, real kube-apiserver (false)
@@ -31,7 +32,7 @@ public final class Drill {
 
     public static void main(String[] args) throws IOException {
         LocalDrill.Settings settings = LocalDrill.settingsFromSystemProperties();
-        List<Fault> faults = Fault.on(Backend.Kind.LOCAL);
+        List<Fault> faults = Fault.drillDefaults(Backend.Kind.LOCAL);
         List<Double> points = List.of(0.3, 0.5, 0.7);
         boolean controls = true;
         boolean kubernetesHa = false;
@@ -51,7 +52,7 @@ public final class Drill {
             switch (e.getKey()) {
                 case "faults" ->
                     faults = v.equals("all")
-                            ? Fault.on(Backend.Kind.LOCAL)
+                            ? Fault.drillDefaults(Backend.Kind.LOCAL)
                             : v.equals("none")
                                     ? List.of()
                                     : Arrays.stream(v.split(","))

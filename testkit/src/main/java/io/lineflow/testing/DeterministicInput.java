@@ -66,8 +66,32 @@ public final class DeterministicInput {
      */
     public static DeterministicInput generate(
             int devices, int windows, int piecesPerWindow, long windowMillis, long start, int partitions) {
+        return generate(devices, 0, windows, windows, piecesPerWindow, windowMillis, start, partitions);
+    }
+
+    /**
+     * Windows {@code [from, to)} of the input {@link #generate(int, int, int, long, long, int)}
+     * makes for {@code windows} windows ({@link Integer#MAX_VALUE}: an input without end), record
+     * for record: a long run produces its input a slice at a time instead of holding all of it.
+     * The slices of one input, concatenated, are that input.
+     *
+     * @param start the start of window 0, not of window {@code from}
+     */
+    public static DeterministicInput generate(
+            int devices,
+            int from,
+            int to,
+            int windows,
+            int piecesPerWindow,
+            long windowMillis,
+            long start,
+            int partitions) {
+        if (from < 0 || from > to || to > windows) {
+            throw new IllegalArgumentException(
+                    "windows [" + from + ", " + to + ") are not a slice of an input of " + windows);
+        }
         DeterministicInput in = new DeterministicInput(windowMillis, partitions);
-        for (int w = 0; w < windows; w++) {
+        for (int w = from; w < to; w++) {
             in.windowFirstRecord.add(in.records.size());
             long ws = start + w * windowMillis;
             List<DeviceEvent> events = new ArrayList<>();
@@ -147,7 +171,8 @@ public final class DeterministicInput {
     }
 
     /**
-     * The index of the record halfway through generated window {@code w} (0-based): a fault made
+     * The index of the record halfway through generated window {@code w} (0-based, counted from the
+     * first window generated): a fault made
      * there leaves that window open, half counted, in whatever state the job holds.
      */
     public int middleOf(int w) {

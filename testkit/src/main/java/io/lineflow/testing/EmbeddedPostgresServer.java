@@ -11,13 +11,17 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 
 /** A real PostgreSQL server (embedded binaries) on loopback, its data under {@code dir}. */
 public final class EmbeddedPostgresServer implements AutoCloseable {
     private final EmbeddedPostgres pg;
+    /** The server's data folder: {@code data} under the folder it was started in. */
+    private final Path dataDirectory;
 
-    private EmbeddedPostgresServer(EmbeddedPostgres pg) {
+    private EmbeddedPostgresServer(EmbeddedPostgres pg, Path dataDirectory) {
         this.pg = pg;
+        this.dataDirectory = dataDirectory;
     }
 
     public static EmbeddedPostgresServer start(Path dir) {
@@ -29,13 +33,28 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
      * data an earlier server left in {@code dir}, which is how a restart after an outage looks.
      */
     public static EmbeddedPostgresServer start(Path dir, int port, boolean clean) {
+        return start(dir, port, clean, false);
+    }
+
+    /**
+     * As {@link #start(Path, int, boolean)}; with {@code durable} a commit is acknowledged only once
+     * it is on disk ({@code synchronous_commit = on}, PostgreSQL's own default, which the embedded
+     * library turns off for speed): without it a server killed with {@code kill -9} loses the
+     * commits of its last fraction of a second after acknowledging them (the soak's {@code
+     * pg-kill} found a window's rows gone that way).
+     */
+    public static EmbeddedPostgresServer start(Path dir, int port, boolean clean, boolean durable) {
         try {
             if (clean) {
                 // A run killed before close() leaves its data behind, and initdb refuses a
                 // directory that is not empty: a clean start must not depend on the last stop.
                 FileUtils.deleteDirectory(dir.resolve("data").toFile());
             }
-            return new EmbeddedPostgresServer(builder(dir, port, clean).start());
+            EmbeddedPostgres.Builder builder = builder(dir, port, clean);
+            if (durable) {
+                builder.setServerConfig("synchronous_commit", "on");
+            }
+            return new EmbeddedPostgresServer(builder.start(), dir.resolve("data"));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start embedded PostgreSQL", e);
         }
@@ -63,11 +82,13 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
                             "host all postgres 127.0.0.1/32 trust",
                             "host " + database + " " + user + " " + clientCidr + " scram-sha-256",
                             ""));
-            return new EmbeddedPostgresServer(builder(dir, port, false)
-                    .setServerConfig("listen_addresses", "127.0.0.1," + host)
-                    .setServerConfig("hba_file", hba.toAbsolutePath().toString())
-                    .setServerConfig("password_encryption", "scram-sha-256")
-                    .start());
+            return new EmbeddedPostgresServer(
+                    builder(dir, port, false)
+                            .setServerConfig("listen_addresses", "127.0.0.1," + host)
+                            .setServerConfig("hba_file", hba.toAbsolutePath().toString())
+                            .setServerConfig("password_encryption", "scram-sha-256")
+                            .start(),
+                    dir.resolve("data"));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start embedded PostgreSQL on " + host + ":" + port, e);
         }
@@ -134,6 +155,30 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
                 java.sql.Statement s = c.createStatement()) {
             s.execute("TRUNCATE device_window_stats, rejected_events");
         }
+    }
+
+    /**
+     * Kills the server as a crash would: SIGKILL to the postmaster and to every process it started
+     * (its backends, writer, WAL writer…), no shutdown, no checkpoint. The data stays; a server
+     * started on it later runs crash recovery. Call {@link #close()} afterwards to release the
+     * data folder's lock. Returns the postmaster's pid and how many children died with it.
+     */
+    public String kill9() {
+        Path pidFile = dataDirectory.resolve("postmaster.pid");
+        long pid;
+        try {
+            pid = Long.parseLong(Files.readAllLines(pidFile).get(0).trim());
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException("cannot read the postmaster's pid from " + pidFile, e);
+        }
+        ProcessHandle postmaster = ProcessHandle.of(pid)
+                .orElseThrow(() -> new IllegalStateException("postmaster " + pid + " is not running"));
+        List<ProcessHandle> children = postmaster.descendants().toList();
+        postmaster.destroyForcibly();
+        children.forEach(ProcessHandle::destroyForcibly);
+        postmaster.onExit().join();
+        children.forEach(c -> c.onExit().join());
+        return "postmaster pid " + pid + " and " + children.size() + " processes of it";
     }
 
     public Connection connect() throws SQLException {

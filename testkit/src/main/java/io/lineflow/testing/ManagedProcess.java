@@ -35,6 +35,12 @@ public final class ManagedProcess {
     /** Starts {@code java [jvmArgs] -cp classpath mainClass [args]}, output to {@code log}. */
     public static ManagedProcess java(
             String name, List<String> jvmArgs, String classpath, String mainClass, List<String> args, Path log) {
+        return start(name, new ProcessBuilder(javaCommand(jvmArgs, classpath, mainClass, args)), log);
+    }
+
+    /** The command line {@link #java} runs: this JVM's {@code java}, for a caller that wraps it. */
+    public static List<String> javaCommand(
+            List<String> jvmArgs, String classpath, String mainClass, List<String> args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmArgs);
@@ -42,7 +48,7 @@ public final class ManagedProcess {
         cmd.add(classpath);
         cmd.add(mainClass);
         cmd.addAll(args);
-        return start(name, new ProcessBuilder(cmd), log);
+        return cmd;
     }
 
     /**

@@ -60,13 +60,40 @@ public enum Fault {
     /** Another image tag and parallelism 2 with {@code upgradeMode: savepoint}. */
     SAVEPOINT_UPGRADE("savepoint-upgrade", Backend.Kind.KUBERNETES),
     /** The node's kubelet and containerd stopped and started again; the pods come back. */
-    NODE_RESTART("node-restart", Backend.Kind.KUBERNETES);
+    NODE_RESTART("node-restart", Backend.Kind.KUBERNETES),
+    /**
+     * {@code kill -9} of PostgreSQL (the postmaster and every backend, as a crash) while a sink
+     * batch is in flight, then PostgreSQL started again on the same data: crash recovery.
+     */
+    PG_KILL("pg-kill", true, Backend.Kind.LOCAL),
+    /** {@code kill -9} of the Kafka broker, then a new broker on the same data: log recovery. */
+    KAFKA_KILL("kafka-kill", true, Backend.Kind.LOCAL),
+    /**
+     * Every packet between the TaskManagers and PostgreSQL dropped (not refused) for longer than
+     * the heartbeat timeout, then let through again.
+     */
+    PARTITION_DB("partition-db", true, Backend.Kind.LOCAL),
+    /** As {@link #PARTITION_DB}, between the TaskManagers and the broker (the producer still reaches it). */
+    PARTITION_KAFKA("partition-kafka", true, Backend.Kind.LOCAL),
+    /** As {@link #PARTITION_DB}, between one TaskManager running tasks and the JobManagers. */
+    PARTITION_JM("partition-jm", true, Backend.Kind.LOCAL);
 
     public final String id;
+    /**
+     * A fault the soak cycles through but the drill strikes only when named ({@code --faults
+     * pg-kill}): its {@code all} stays the six it has always run.
+     */
+    public final boolean hard;
+
     private final List<Backend.Kind> on;
 
     Fault(String id, Backend.Kind... on) {
+        this(id, false, on);
+    }
+
+    Fault(String id, boolean hard, Backend.Kind... on) {
         this.id = id;
+        this.hard = hard;
         this.on = List.of(on);
     }
 
@@ -78,6 +105,11 @@ public enum Fault {
     /** The faults the drill of {@code kind} offers, in declaration order. */
     public static List<Fault> on(Backend.Kind kind) {
         return Arrays.stream(values()).filter(f -> f.offeredOn(kind)).toList();
+    }
+
+    /** What the drill of {@code kind} runs for {@code all}: its faults but the {@link #hard} ones. */
+    public static List<Fault> drillDefaults(Backend.Kind kind) {
+        return on(kind).stream().filter(f -> !f.hard).toList();
     }
 
     /** The fault {@code id} names among those of {@code kind}; the error lists the known ones. */

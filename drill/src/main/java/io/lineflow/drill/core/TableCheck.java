@@ -68,17 +68,9 @@ public final class TableCheck {
             CountDownLatch atInjection,
             CountDownLatch resume,
             AtomicLong rejectedByKafka) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1); // see DeterministicInput.produce
-        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 300_000);
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         int n = input.records.size();
         long start = System.currentTimeMillis();
-        try (KafkaProducer<byte[], byte[]> p =
-                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> p = producer(bootstrap)) {
             for (int i = 0; i < n; i++) {
                 if (i == injectIndex) {
                     p.flush();
@@ -90,13 +82,11 @@ public final class TableCheck {
                     Pause.sleep(wait);
                 }
                 DeterministicInput.Record r = input.records.get(i);
-                p.send(
-                        new ProducerRecord<>(topic, r.partition, r.key.getBytes(StandardCharsets.UTF_8), r.value),
-                        (metadata, e) -> {
-                            if (e != null) {
-                                rejectedByKafka.incrementAndGet();
-                            }
-                        });
+                p.send(record(topic, r), (metadata, e) -> {
+                    if (e != null) {
+                        rejectedByKafka.incrementAndGet();
+                    }
+                });
             }
             p.flush();
         } catch (InterruptedException e) {
@@ -105,6 +95,26 @@ public final class TableCheck {
         } finally {
             atInjection.countDown();
         }
+    }
+
+    /**
+     * The drills' producer: every record acknowledged by the broker, in order, retried through a
+     * broker restart for up to 5 minutes.
+     */
+    public static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1); // see DeterministicInput.produce
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 300_000);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /** {@code r} to {@code topic}, its partition and key as the input gives them. */
+    public static ProducerRecord<byte[], byte[]> record(String topic, DeterministicInput.Record r) {
+        return new ProducerRecord<>(topic, r.partition, r.key.getBytes(StandardCharsets.UTF_8), r.value);
     }
 
     /**

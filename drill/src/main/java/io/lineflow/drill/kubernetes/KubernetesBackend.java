@@ -202,7 +202,15 @@ final class KubernetesBackend implements Backend {
                                 .trim());
                 yield null;
             }
-            case TM_KILL, JM_FAILOVER, FULL_RESTART, UPGRADE ->
+            case TM_KILL,
+                    JM_FAILOVER,
+                    FULL_RESTART,
+                    UPGRADE,
+                    PG_KILL,
+                    KAFKA_KILL,
+                    PARTITION_DB,
+                    PARTITION_KAFKA,
+                    PARTITION_JM ->
                 throw new IllegalArgumentException(fault.id + " is not a fault of the Kubernetes drill");
         };
     }

@@ -2,6 +2,7 @@ package io.lineflow.drill.local;
 
 import io.lineflow.drill.core.Backend;
 import io.lineflow.drill.core.Fault;
+import io.lineflow.drill.core.Pause;
 import io.lineflow.drill.core.Services;
 import io.lineflow.drill.core.TableCheck;
 import io.lineflow.flinkrest.JobDetails;
@@ -49,6 +50,31 @@ final class LocalBackend implements Backend {
         Optional<JobDetails> job(String jobId);
 
         TableCheck.Database database();
+
+        /** kill -9 of PostgreSQL while a sink batch is in flight; returns what was killed, for the log. */
+        String killPostgres() throws Exception;
+
+        /** kill -9 of the Kafka broker; returns it, for the log. */
+        String killKafka();
+
+        /** A broker on the data and port of the one before. */
+        void startKafka();
+
+        /** Starts dropping the packets of {@code link}; returns what is cut off, for the log. */
+        String cut(Link link);
+
+        /** Every packet flows again. */
+        void heal();
+    }
+
+    /** What a partition cuts off from what. */
+    enum Link {
+        /** The TaskManagers from PostgreSQL. */
+        DB,
+        /** The TaskManagers from the Kafka broker. */
+        KAFKA,
+        /** One TaskManager running tasks from the JobManagers. */
+        JM
     }
 
     private final Cluster cluster;
@@ -62,7 +88,8 @@ final class LocalBackend implements Backend {
 
     /**
      * @param upgradeJar the jar {@link Fault#UPGRADE} restores the savepoint with
-     * @param outage how long {@link Fault#DB_OUTAGE} keeps PostgreSQL down
+     * @param outage how long {@link Fault#DB_OUTAGE} keeps PostgreSQL down, and a partition lasts
+     *     (longer than the heartbeat timeout, so that both sides notice)
      */
     LocalBackend(
             Cluster cluster, Path jobJar, Path upgradeJar, List<String> args, Duration outage, Consumer<String> log) {
@@ -131,6 +158,30 @@ final class LocalBackend implements Backend {
                 String savepoint = cluster.stopWithSavepoint(jobId);
                 jobId = cluster.submit(upgradeJar, args, 4, savepoint);
                 log.accept("  stopped with savepoint; job " + jobId + " restored from it at parallelism 4");
+                yield null;
+            }
+            case PG_KILL -> {
+                log.accept("  kill -9 " + cluster.killPostgres() + "; starting it again on the same data");
+                cluster.startPostgres();
+                log.accept("  PostgreSQL back after crash recovery");
+                yield null;
+            }
+            case KAFKA_KILL -> {
+                log.accept("  kill -9 " + cluster.killKafka() + "; a new broker on the same data");
+                cluster.startKafka();
+                log.accept("  Kafka broker back");
+                yield null;
+            }
+            case PARTITION_DB, PARTITION_KAFKA, PARTITION_JM -> {
+                Link link =
+                        fault == Fault.PARTITION_DB ? Link.DB : fault == Fault.PARTITION_KAFKA ? Link.KAFKA : Link.JM;
+                log.accept("  dropping every packet " + cluster.cut(link) + " for " + outage.toSeconds() + " s");
+                try {
+                    Pause.sleep(outage.toMillis());
+                } finally {
+                    cluster.heal();
+                }
+                log.accept("  packets flow again");
                 yield null;
             }
             case OPERATOR_UPGRADE,

@@ -23,6 +23,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -60,6 +63,10 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
     private ManagedProcess kafka;
     private EmbeddedPostgresServer postgres;
     private int generation;
+    /** Each Flink process's RPC port, by process name: a partition cuts a TaskManager off by them. */
+    private final Map<String, Integer> rpcPorts = new LinkedHashMap<>();
+    /** Set by {@link #enablePartitions()}: TaskManagers then start in cgroups of their own. */
+    private LoopbackPartitions partitions;
 
     /** With Kubernetes HA: the namespace and a kubeconfig for the Flink ServiceAccount; else null. */
     private final String haNamespace;
@@ -134,7 +141,8 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
                 dir.resolve("zookeeper.log"));
     }
 
-    void startKafka() {
+    @Override
+    public void startKafka() {
         kafka = ManagedProcess.java(
                 "kafka",
                 List.of("-Xmx512m", "-Djava.io.tmpdir=" + mkdirs(dir.resolve("tmp"))),
@@ -159,7 +167,8 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
      */
     @Override
     public void startPostgres() {
-        postgres = EmbeddedPostgresServer.start(dir.resolve("postgres"), pgPort, false);
+        // Durable commits, as a production server has them: pg-kill crashes it.
+        postgres = EmbeddedPostgresServer.start(dir.resolve("postgres"), pgPort, false, true);
     }
 
     @Override
@@ -176,6 +185,131 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
     @Override
     public void startS3() {
         throw new UnsupportedOperationException("the local drill runs no S3 server");
+    }
+
+    /**
+     * Lets {@link #cut} drop packets: the TaskManagers started from now on start in cgroups of
+     * their own, which iptables tells apart (see {@link LoopbackPartitions}). Call before {@link
+     * #startFlink()}.
+     */
+    void enablePartitions() {
+        partitions = LoopbackPartitions.create();
+    }
+
+    @Override
+    public String killPostgres() throws Exception {
+        // Mid-batch: watch (for up to 10 s, over one connection, without pause) for one of the
+        // sink's upserts to be running, and kill the server the moment one is.
+        boolean inFlight = false;
+        try (Connection c = postgres.connect();
+                PreparedStatement st = c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE state ="
+                        + " 'active' AND pid <> pg_backend_pid() AND query LIKE 'INSERT INTO device_window_stats%'")) {
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (!inFlight && System.currentTimeMillis() < deadline) {
+                try (ResultSet rs = st.executeQuery()) {
+                    rs.next();
+                    inFlight = rs.getInt(1) > 0;
+                }
+            }
+        }
+        String killed = postgres.kill9();
+        try {
+            postgres.close(); // releases the data folder's lock; the server is already gone
+        } catch (IOException | RuntimeException e) {
+            // pg_ctl stop finds nothing to stop
+        }
+        return "PostgreSQL (" + killed + ")"
+                + (inFlight ? " with a sink batch in flight" : " (no sink batch seen in flight within 10 s)");
+    }
+
+    @Override
+    public String killKafka() {
+        kafka.kill9();
+        return kafka.toString();
+    }
+
+    @Override
+    public String cut(LocalBackend.Link link) {
+        if (partitions == null) {
+            throw new IllegalStateException("this cluster was started without partitions (enablePartitions)");
+        }
+        List<ManagedProcess> live =
+                taskManagers.stream().filter(ManagedProcess::alive).toList();
+        List<String> tms = live.stream().map(tm -> tm.name).toList();
+        return switch (link) {
+            case DB -> {
+                partitions.dropFrom(tms, List.of(pgPort));
+                yield "from " + tms + " to PostgreSQL (port " + pgPort + ")";
+            }
+            case KAFKA -> {
+                partitions.dropFrom(tms, List.of(kafkaPort));
+                yield "from " + tms + " to the broker (port " + kafkaPort + ")";
+            }
+            case JM -> {
+                String tm = busyTaskManager().orElse(tms.get(0));
+                List<Integer> jms = jobManagers.stream()
+                        .filter(ManagedProcess::alive)
+                        .map(jm -> rpcPorts.get(jm.name))
+                        .toList();
+                // Both ways: what the TaskManager sends to the JobManagers' RPC ports, and every
+                // packet to or from its own RPC port (the JobManagers' connections to it).
+                partitions.dropFrom(List.of(tm), jms);
+                partitions.dropPort(rpcPorts.get(tm));
+                yield "between " + tm + " (RPC port " + rpcPorts.get(tm) + ") and the JobManagers (RPC ports " + jms
+                        + ")";
+            }
+        };
+    }
+
+    /**
+     * A live TaskManager that runs tasks, by name: the REST API names a TaskManager {@code
+     * host:rpcPort-suffix}, and each TaskManager here has an RPC port of its own.
+     */
+    private Optional<String> busyTaskManager() {
+        try {
+            List<Integer> busy = rest.taskManagers(anyRest().orElseThrow()).stream()
+                    .filter(io.lineflow.flinkrest.TaskManager::busy)
+                    .map(t -> t.id().replaceFirst("^[^:]*:(\\d+)-.*$", "$1"))
+                    .filter(p -> p.matches("\\d+"))
+                    .map(Integer::valueOf)
+                    .toList();
+            return taskManagers.stream()
+                    .filter(ManagedProcess::alive)
+                    .map(tm -> tm.name)
+                    .filter(name -> busy.contains(rpcPorts.get(name)))
+                    .findFirst();
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public void heal() {
+        partitions.heal();
+    }
+
+    /** A Flink process of this cluster, for what the soak samples of it. */
+    record FlinkProcess(String name, long pid, Path gcLog, boolean alive) {}
+
+    /** Every JobManager and TaskManager started so far, live or not. */
+    List<FlinkProcess> flinkProcesses() {
+        List<FlinkProcess> out = new ArrayList<>();
+        for (ManagedProcess p : jobManagers) {
+            out.add(new FlinkProcess(p.name, p.pid(), gcLog(p.name), p.alive()));
+        }
+        for (ManagedProcess p : taskManagers) {
+            out.add(new FlinkProcess(p.name, p.pid(), gcLog(p.name), p.alive()));
+        }
+        return out;
+    }
+
+    private Path gcLog(String process) {
+        return dir.resolve(process + "-gc.log");
+    }
+
+    /** A live JobManager's REST address, if one answers. */
+    Optional<String> restAddress() {
+        return anyRest();
     }
 
     // ---------------------------------------------------------------- Flink
@@ -255,6 +389,8 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
         c.put("restart-strategy.exponential-delay.max-backoff", "5 s");
         c.put("state.checkpoints.dir", dir.resolve("checkpoints").toUri().toString());
         c.put("state.savepoints.dir", dir.resolve("savepoints").toUri().toString());
+        // Where RocksDB keeps its working files, when the job runs on it (the soak measures them).
+        c.put("state.backend.rocksdb.localdir", dir.resolve("rocksdb").toString());
         c.put("io.tmp.dirs", mkdirs(dir.resolve("tmp")).toString());
         c.put("web.upload.dir", mkdirs(dir.resolve("uploads")).toString());
         c.put("web.tmpdir", mkdirs(dir.resolve("web")).toString());
@@ -286,10 +422,17 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
     public void startJobManager() {
         int restPort = EmbeddedKafka.freePort();
         Configuration conf = flinkConfig(restPort);
+        String name = "jobmanager-" + (jobManagers.size() + 1) + "-g" + generation;
+        int rpcPort = EmbeddedKafka.freePort();
+        conf.setString("jobmanager.rpc.port", String.valueOf(rpcPort));
+        // With HA the JobManager's RPC listens here, not on jobmanager.rpc.port (partition-jm
+        // dropped packets to the latter and changed nothing: checkpoints kept completing).
+        conf.setString("high-availability.jobmanager.port", String.valueOf(rpcPort));
+        rpcPorts.put(name, rpcPort);
         JobManagerProcessSpec spec = JobManagerProcessUtils.processSpecFromConfigWithNewOptionToInterpretLegacyHeap(
                 conf, JobManagerOptions.JVM_HEAP_MEMORY);
         jobManagers.add(startFlinkProcess(
-                "jobmanager-" + (jobManagers.size() + 1) + "-g" + generation,
+                name,
                 conf,
                 JobManagerProcessUtils.generateJvmParametersStr(spec, conf),
                 JobManagerProcessUtils.generateDynamicConfigsStr(spec),
@@ -300,9 +443,13 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
     @Override
     public void startTaskManager() {
         Configuration conf = flinkConfig(0);
+        String name = "taskmanager-" + (taskManagers.size() + 1) + "-g" + generation;
+        int rpcPort = EmbeddedKafka.freePort();
+        conf.setString("taskmanager.rpc.port", String.valueOf(rpcPort));
+        rpcPorts.put(name, rpcPort);
         TaskExecutorProcessSpec spec = TaskExecutorProcessUtils.processSpecFromConfig(conf);
         taskManagers.add(startFlinkProcess(
-                "taskmanager-" + (taskManagers.size() + 1) + "-g" + generation,
+                name,
                 conf,
                 ProcessMemoryUtils.generateJvmParametersStr(spec),
                 TaskExecutorProcessUtils.generateDynamicConfigsStr(spec),
@@ -320,10 +467,17 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
         List<String> jvm = new ArrayList<>(split(memoryFlags));
         jvm.addAll(JDK17_OPENS);
         jvm.add("-Dlog.file=" + dir.resolve(name + ".log"));
+        // Every collection with the heap before and after it: the soak reads the heap after GC here.
+        jvm.add("-Xlog:gc:file=" + gcLog(name));
         jvm.add("-Dlog4j.configurationFile="
                 + confDir.resolve("log4j.properties").toUri());
         List<String> args = new ArrayList<>(List.of("--configDir", confDir.toString()));
         args.addAll(split(dynamicConfigs));
+        if (partitions != null && name.startsWith("taskmanager")) {
+            List<String> cmd =
+                    partitions.inCgroup(name, ManagedProcess.javaCommand(jvm, flinkClasspath, mainClass, args));
+            return ManagedProcess.start(name, new ProcessBuilder(cmd), dir.resolve(name + ".out"));
+        }
         return ManagedProcess.java(name, jvm, flinkClasspath, mainClass, args, dir.resolve(name + ".out"));
     }
 
@@ -426,6 +580,9 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
             } catch (IOException | RuntimeException e) {
                 // already stopped (a db-outage scenario that failed mid-way)
             }
+        }
+        if (partitions != null) {
+            partitions.close();
         }
     }
 

@@ -156,6 +156,9 @@ public final class LocalDrill {
             } else {
                 try (LocalCluster cluster =
                         new LocalCluster(dir, settings.classpath, settings.flinkClasspath, settings.drillClasses)) {
+                    if (scenario.fault().id.startsWith("partition-")) {
+                        cluster.enablePartitions();
+                    }
                     runOn(cluster, scenario, result);
                 }
             }

@@ -112,6 +112,34 @@ class LocalBackendTest {
         public void startS3() {
             actions.add("start s3");
         }
+
+        @Override
+        public String killPostgres() {
+            actions.add("kill -9 postgres");
+            return "postgres";
+        }
+
+        @Override
+        public String killKafka() {
+            actions.add("kill -9 kafka");
+            return "kafka";
+        }
+
+        @Override
+        public void startKafka() {
+            actions.add("start kafka");
+        }
+
+        @Override
+        public String cut(LocalBackend.Link link) {
+            actions.add("cut " + link);
+            return link.name();
+        }
+
+        @Override
+        public void heal() {
+            actions.add("heal");
+        }
     }
 
     private final RecordingCluster cluster = new RecordingCluster();
@@ -168,6 +196,43 @@ class LocalBackendTest {
     @Test
     void kafkaRestartRestartsTheBroker() throws Exception {
         assertThat(strike(Fault.KAFKA_RESTART)).containsExactly("restart kafka");
+    }
+
+    @Test
+    void pgKillKillsPostgresThenStartsItOnTheSameData() throws Exception {
+        assertThat(strike(Fault.PG_KILL)).containsExactly("kill -9 postgres", "start postgres");
+    }
+
+    @Test
+    void kafkaKillKillsTheBrokerThenStartsANewOne() throws Exception {
+        assertThat(strike(Fault.KAFKA_KILL)).containsExactly("kill -9 kafka", "start kafka");
+    }
+
+    @Test
+    void partitionDbCutsTheTaskManagersFromPostgresThenHeals() throws Exception {
+        assertThat(strike(Fault.PARTITION_DB)).containsExactly("cut DB", "heal");
+    }
+
+    @Test
+    void partitionKafkaCutsTheTaskManagersFromTheBrokerThenHeals() throws Exception {
+        assertThat(strike(Fault.PARTITION_KAFKA)).containsExactly("cut KAFKA", "heal");
+    }
+
+    @Test
+    void partitionJmCutsATaskManagerFromTheJobManagersThenHeals() throws Exception {
+        assertThat(strike(Fault.PARTITION_JM)).containsExactly("cut JM", "heal");
+    }
+
+    @Test
+    void theDrillsAllLeavesTheHardFaultsOut() {
+        assertThat(Fault.drillDefaults(Backend.Kind.LOCAL))
+                .containsExactly(
+                        Fault.TM_KILL,
+                        Fault.JM_FAILOVER,
+                        Fault.FULL_RESTART,
+                        Fault.DB_OUTAGE,
+                        Fault.KAFKA_RESTART,
+                        Fault.UPGRADE);
     }
 
     @Test

@@ -1,0 +1,33 @@
+package io.lineflow.drill.soak;
+
+import java.util.OptionalLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Reads a line of the JVM's unified GC log ({@code -Xlog:gc}): the heap after a collection. */
+public final class GcLog {
+    /** {@code 120M->40M(512M)}: before, after, committed. */
+    private static final Pattern HEAP = Pattern.compile("(\\d+)([KMG])->(\\d+)([KMG])\\((\\d+)([KMG])\\)");
+
+    private GcLog() {}
+
+    /** The heap in use after the collection a line reports, in bytes; empty for any other line. */
+    public static OptionalLong heapAfter(String line) {
+        if (!line.contains("[gc]") || !line.contains(" Pause ")) {
+            return OptionalLong.empty();
+        }
+        Matcher m = HEAP.matcher(line);
+        if (!m.find()) {
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(Long.parseLong(m.group(3)) * unit(m.group(4)));
+    }
+
+    private static long unit(String u) {
+        return switch (u) {
+            case "K" -> 1L << 10;
+            case "M" -> 1L << 20;
+            default -> 1L << 30;
+        };
+    }
+}

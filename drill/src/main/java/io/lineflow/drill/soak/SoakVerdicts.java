@@ -1,0 +1,140 @@
+package io.lineflow.drill.soak;
+
+import io.lineflow.drill.soak.Trend.Point;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The soak's verdict lines, judged on a {@link SoakRecord}: the table exact at every check, heap
+ * after GC and checkpoint size flat over the trend span, every recovery to steady lag in time.
+ * Pure.
+ */
+public final class SoakVerdicts {
+    /** The shortest span a growth verdict is judged on; a shorter run shows its slopes only. */
+    static final long MIN_SPAN_MILLIS = 600_000;
+
+    /** Growth allowed over the trend span, in % of the level per 10 minutes. */
+    public static final double GROWTH_BOUND_PERCENT = 1.0;
+
+    public static final String HEAP = "heap used after GC";
+    public static final String RSS = "resident set size (RSS)";
+    public static final String CHECKPOINT_SIZE = "checkpoint size";
+    public static final String CHECKPOINT_DURATION = "checkpoint duration";
+    public static final String ROCKSDB_BYTES = "RocksDB files on disk: size";
+    public static final String ROCKSDB_FILES = "RocksDB files on disk: count";
+    public static final String JDBC = "open JDBC connections (pg_stat_activity)";
+    public static final String LAG = "consumer lag";
+    /** The line of {@link #CHECKPOINT_SIZE} judged flat: the whole state. */
+    public static final String FULL = "full";
+
+    /** One verdict line. */
+    public record Verdict(String name, boolean passed, String detail) {}
+
+    private SoakVerdicts() {}
+
+    public static List<Verdict> judge(SoakRecord r, long endedAt) {
+        List<Verdict> out = new ArrayList<>();
+        List<SoakRecord.Check> checks = r.checks();
+        long bad = checks.stream().filter(c -> !c.exact()).count();
+        boolean finalCheck = checks.stream().anyMatch(c -> c.what().startsWith("end"));
+        out.add(new Verdict(
+                "exact",
+                bad == 0 && finalCheck,
+                !finalCheck
+                        ? "the final check did not run"
+                        : bad == 0
+                                ? "the table was exact at all " + checks.size() + " checks (the end's included)"
+                                : bad + " of " + checks.size() + " checks found the table wrong"));
+        long from = endedAt - r.options.trendSpan().toMillis();
+        String span = "over the last " + r.options.trendSpan().toMinutes() + " min";
+        out.add(flat(HEAP, r.charts().getOrDefault(HEAP, Map.of()), from, endedAt, span));
+        Map<String, List<Point>> size = r.charts().getOrDefault(CHECKPOINT_SIZE, Map.of());
+        out.add(flat(
+                CHECKPOINT_SIZE + " (" + FULL + ")",
+                size.containsKey(FULL) ? Map.of(FULL, size.get(FULL)) : Map.of(),
+                from,
+                endedAt,
+                span));
+        long limit = r.options.recoveryLimit().toMillis();
+        List<String> slow = new ArrayList<>();
+        List<Long> times = new ArrayList<>();
+        for (SoakRecord.Struck s : r.struck()) {
+            Long rec = Recovery.millis(r.lag(), s.at(), s.ended(), r.steadyLag);
+            if (rec == null || rec > limit || s.error() != null) {
+                slow.add(s.fault()
+                        + (s.error() != null ? " (error)" : rec == null ? " (never)" : " (" + seconds(rec) + ")"));
+            } else {
+                times.add(rec);
+            }
+        }
+        out.add(new Verdict(
+                "recovery within " + seconds(limit),
+                slow.isEmpty(),
+                slow.isEmpty()
+                        ? r.struck().size() + " faults, back to steady lag (≤ " + r.steadyLag + " records) in "
+                                + (times.isEmpty()
+                                        ? "—"
+                                        : seconds(times.stream()
+                                                        .mapToLong(Long::longValue)
+                                                        .min()
+                                                        .orElse(0)) + " – "
+                                                + seconds(times.stream()
+                                                        .mapToLong(Long::longValue)
+                                                        .max()
+                                                        .orElse(0)))
+                        : "not in time: " + String.join(", ", slow)));
+        return out;
+    }
+
+    /**
+     * Flat when every line that covers at least half of the span grows by at most {@link
+     * #GROWTH_BOUND_PERCENT}; a line of a process replaced mid-span is judged on its own samples.
+     */
+    static Verdict flat(String name, Map<String, List<Point>> lines, long from, long to, String span) {
+        List<String> detail = new ArrayList<>();
+        boolean passed = true;
+        int judged = 0;
+        for (Map.Entry<String, List<Point>> e : lines.entrySet()) {
+            List<Point> in = e.getValue().stream().filter(p -> p.at() >= from).toList();
+            if (in.isEmpty() || in.get(in.size() - 1).at() - in.get(0).at() < (to - from) / 2) {
+                continue;
+            }
+            judged++;
+            Trend t = Trend.of(in, from);
+            passed &= t.flat(GROWTH_BOUND_PERCENT);
+            detail.add(
+                    String.format("%s %+.2f %% per 10 min of %s", e.getKey(), t.percentPer10Min(), human(t.level())));
+        }
+        if (judged == 0) {
+            return new Verdict(name + " flat", false, "not judged: no series covers half of the span " + span);
+        }
+        if (to - from < MIN_SPAN_MILLIS) {
+            // A few minutes are the JVMs' and RocksDB's warm-up: shown, not judged.
+            return new Verdict(name + " (not judged: a span under 10 min is warm-up)", true, String.join("; ", detail));
+        }
+        return new Verdict(
+                name + " flat (≤ " + GROWTH_BOUND_PERCENT + " % of the level per 10 min " + span + ")",
+                passed,
+                String.join("; ", detail));
+    }
+
+    static String human(double v) {
+        double a = Math.abs(v);
+        if (a >= 1 << 30) {
+            return String.format("%.2f GiB", v / (1 << 30));
+        }
+        if (a >= 1 << 20) {
+            return String.format("%.1f MiB", v / (1 << 20));
+        }
+        if (a >= 1 << 10) {
+            return String.format("%.1f KiB", v / (1 << 10));
+        }
+        return String.format("%.0f", v);
+    }
+
+    public static String seconds(long millis) {
+        return String.format("%.1f s", millis / 1000.0);
+    }
+}

@@ -1,0 +1,63 @@
+package io.lineflow.drill.soak;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lineflow.drill.soak.Recovery.LagSample;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+/** The verdict lines on a made-up record: a leak fails, a flat hour passes, a short run is not judged. */
+class SoakVerdictsTest {
+    private static final long T0 = 1_000_000;
+
+    private static SoakRecord hour(double heapGrowthPerSample) {
+        SoakOptions o = SoakOptions.parse(List.of("--faults", "tm-kill", "--fault-every", "30min"));
+        SoakRecord r = new SoakRecord(T0, o, 20, 100);
+        for (int i = 0; i <= 360; i++) {
+            long t = T0 + i * 10_000L;
+            r.add(SoakVerdicts.HEAP, "bytes", "taskmanager-1", t, 100e6 + heapGrowthPerSample * i);
+            r.add(SoakVerdicts.CHECKPOINT_SIZE, "bytes", SoakVerdicts.FULL, t, 5e6 + (i % 2) * 1e5);
+            r.lag(new LagSample(t, true, i >= 180 && i < 185 ? 5_000L : 50L));
+        }
+        r.struck(new SoakRecord.Struck("tm-kill", T0 + 1_800_000, T0 + 1_801_000, null));
+        r.check(new SoakRecord.Check(T0 + 3_600_000, "end: the whole table", true, ""));
+        return r;
+    }
+
+    @Test
+    void aFlatHourWithAQuickRecoveryPassesEveryVerdict() {
+        List<SoakVerdicts.Verdict> v = SoakVerdicts.judge(hour(0), T0 + 3_600_000);
+        assertThat(v).allMatch(SoakVerdicts.Verdict::passed);
+        assertThat(v.get(3).detail()).contains("back to steady lag (≤ 100 records) in 50.0 s");
+    }
+
+    @Test
+    void aHeapThatGrowsTwoPercentPer10MinutesFails() {
+        // 2 MB per 10 min (60 samples) on about 108 MB: 1.85 %.
+        List<SoakVerdicts.Verdict> v = SoakVerdicts.judge(hour(2e6 / 60), T0 + 3_600_000);
+        assertThat(v.get(1).passed()).isFalse();
+        assertThat(v.get(1).detail()).contains("taskmanager-1 +1.85 % per 10 min of 103.0 MiB");
+    }
+
+    @Test
+    void noFinalCheckIsNotExact() {
+        SoakRecord r = new SoakRecord(T0, SoakOptions.DEFAULTS, 20, 100);
+        assertThat(SoakVerdicts.judge(r, T0 + 60_000).get(0).passed()).isFalse();
+    }
+
+    @Test
+    void aShortRunShowsItsSlopesWithoutJudgingThem() {
+        SoakOptions o = SoakOptions.parse(List.of("--duration", "5min", "--faults", "none"));
+        SoakRecord r = new SoakRecord(T0, o, 20, 100);
+        for (int i = 0; i <= 30; i++) {
+            r.add(SoakVerdicts.HEAP, "bytes", "taskmanager-1", T0 + i * 10_000L, 100e6 + 1e6 * i);
+        }
+        SoakVerdicts.Verdict heap =
+                SoakVerdicts.judge(r, T0 + Duration.ofMinutes(5).toMillis()).get(1);
+        assertThat(heap.passed()).isTrue();
+        assertThat(heap.name()).contains("not judged");
+    }
+}
