@@ -138,6 +138,21 @@ public final class DrillReport {
             if (!r.waited.isEmpty()) {
                 h.append("<p>Read when: ").append(esc(r.waited)).append(".</p>");
             }
+            for (Map.Entry<String, List<TimeChart.Point>> c : r.series.entrySet()) {
+                h.append("<h3>")
+                        .append(esc(c.getKey()))
+                        .append("</h3>")
+                        .append(TimeChart.svg(
+                                Map.of(c.getKey(), c.getValue()),
+                                r.startedAt,
+                                r.startedAt + r.durationMillis,
+                                r.marks,
+                                Long.MAX_VALUE,
+                                max -> String.format("%.3g", max)));
+            }
+            if (!r.series.isEmpty() && !r.marks.isEmpty()) {
+                h.append("<p>The red line: the fault.</p>");
+            }
             if (!r.monitoring.isEmpty()) {
                 h.append("<p>Prometheus and the Alertmanager:</p><pre>");
                 r.monitoring.forEach(m -> h.append(esc(m)).append('\n'));

@@ -1,6 +1,7 @@
 package io.lineflow.drill.core;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -35,6 +36,14 @@ public final class ScenarioResult {
      */
     public final List<String> monitoring = new ArrayList<>();
 
+    /**
+     * Series over the scenario's span, a chart each by title (Kubernetes drill: Prometheus' output
+     * rate, lag, checkpoint duration, restarts), the moments in {@link #marks} marked on them.
+     */
+    public final Map<String, List<TimeChart.Point>> series = new LinkedHashMap<>();
+
+    public final List<TimeChart.Mark> marks = new ArrayList<>();
+    public long startedAt;
     public long durationMillis;
     public String error;
 

@@ -215,6 +215,15 @@ final class FlinkCluster {
                 .findFirst();
     }
 
+    /** Checkpoints the job has completed, as its leading JobManager says; empty without an answer. */
+    Optional<Long> completedCheckpoints() {
+        String job = jobId();
+        if (job.isEmpty()) {
+            return Optional.empty();
+        }
+        return fromLeader(base -> rest.checkpoints(base, job).counts().completed());
+    }
+
     /**
      * Since when the job runs, as its leading JobManager's REST API says ({@code timestamps.RUNNING}
      * of {@code /jobs/<id>}, which a restart or a new leader's recovery sets anew); empty while

@@ -8,6 +8,7 @@ import io.lineflow.drill.core.Fault;
 import io.lineflow.drill.core.Pause;
 import io.lineflow.drill.core.ScenarioResult;
 import io.lineflow.drill.core.TableCheck;
+import io.lineflow.drill.core.TimeChart;
 import io.lineflow.drill.core.Timeline;
 import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.recount.WindowRecount;
@@ -182,6 +183,7 @@ public final class KubernetesDrill {
             if (alerts != null) {
                 alerts.close();
                 result.monitoring.add(0, "alerts active during the scenario (from its start): " + alerts.timeline());
+                chart(result, began, System.currentTimeMillis());
             }
         }
         result.durationMillis = System.currentTimeMillis() - began;
@@ -232,6 +234,7 @@ public final class KubernetesDrill {
                 String holderBefore = flink.leaderHolder();
                 double failedBefore = reconciler.gauge(FAILED_CHECKPOINTS).orElse(0.0);
                 long injectedAt = System.currentTimeMillis();
+                result.marks.add(new TimeChart.Mark(injectedAt, scenario.id()));
                 Thread leadership = watchLeadership(holderBefore, injectedAt, result);
                 Long recoveredAt;
                 try {
@@ -353,6 +356,28 @@ public final class KubernetesDrill {
         result.problems.addAll(empty);
     }
 
+    /** What Prometheus saw during the scenario, for the report: a chart per series. */
+    private static final Map<String, String> SERIES = Map.of(
+            "rows written per second (the window sink's records in)",
+            "sum(rate(flink_taskmanager_job_task_operator_numRecordsIn{operator_name=~\"device_window_stats.*\"}[1m]))",
+            "Kafka lag (records the source has not read)",
+            "sum(flink_taskmanager_job_task_operator_pendingRecords)",
+            "last checkpoint's duration (s)",
+            "max(flink_jobmanager_job_lastCheckpointDuration) / 1000",
+            "job restarts (numRestarts of the leading JobManager)",
+            "max(flink_jobmanager_job_numRestarts)");
+
+    private void chart(ScenarioResult result, long began, long ended) {
+        result.startedAt = began;
+        for (Map.Entry<String, String> q : new java.util.TreeMap<>(SERIES).entrySet()) {
+            try {
+                result.series.put(q.getKey(), prometheus.range(q.getValue(), began, ended, Duration.ofSeconds(15)));
+            } catch (RuntimeException e) {
+                result.monitoring.add("no chart of " + q.getKey() + ": " + e.getMessage());
+            }
+        }
+    }
+
     /** The input's windows that span the duplicate watch, at the drill's pace. */
     private int watchWindows() {
         return (int) ((DUPLICATE_WATCH.toMillis() + s.millisPerWindow() - 1) / s.millisPerWindow());
@@ -390,7 +415,47 @@ public final class KubernetesDrill {
             backend.loseJobManagerAndTaskManager();
             return null;
         }
+        if (scenario.control() == KubernetesScenario.Control.ADDITIVE_SINK) {
+            awaitRowSinceCheckpoint();
+        }
         return backend.strike(scenario.fault());
+    }
+
+    /**
+     * Holds the additive-sink control's strike until a window row has been written since the
+     * latest completed checkpoint: only such a row is written again by the replay, and added to.
+     * Struck right after a checkpoint, before the next window fires, the control would have nothing
+     * to double and pass by chance (seen: the table exact, the control NOT DETECTED).
+     */
+    private void awaitRowSinceCheckpoint() throws SQLException {
+        long[] checkpoints = {-1};
+        long[] rows = {-1};
+        Await.orFail(
+                Duration.ofMinutes(1),
+                Duration.ofMillis(500),
+                "a window row written since the latest completed checkpoint",
+                () -> {
+                    long c = flink.completedCheckpoints().orElse(-1L);
+                    long r = rowCount();
+                    if (c != checkpoints[0] || c < 0) {
+                        checkpoints[0] = c;
+                        rows[0] = r;
+                        return false;
+                    }
+                    return r > rows[0];
+                });
+        log("  a window row written since checkpoint %d: striking now", checkpoints[0]);
+    }
+
+    private long rowCount() {
+        try (Connection c = db.connect();
+                PreparedStatement s = c.prepareStatement("SELECT count(*) FROM device_window_stats");
+                java.sql.ResultSet r = s.executeQuery()) {
+            r.next();
+            return r.getLong(1);
+        } catch (SQLException e) {
+            return -1;
+        }
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.lineflow.drill.kubernetes;
 
+import io.lineflow.drill.core.TimeChart;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -55,6 +57,30 @@ public final class PrometheusApi {
                     .fields()
                     .forEachRemaining(f -> labels.put(f.getKey(), f.getValue().asText()));
             out.add(new Series(labels, Double.parseDouble(s.path("value").get(1).asText())));
+        }
+        return out;
+    }
+
+    /**
+     * {@code expr} from {@code from} to {@code to} (epoch ms) every {@code step}: the first
+     * series' points (the drill's expressions aggregate to one), empty when it selects nothing.
+     */
+    public List<TimeChart.Point> range(String expr, long from, long to, Duration step) {
+        JsonNode data = data(
+                get(
+                        prometheus,
+                        "/api/v1/query_range?query=" + encode(expr) + "&start=" + from / 1000.0 + "&end=" + to / 1000.0
+                                + "&step=" + step.toSeconds()),
+                expr);
+        List<TimeChart.Point> out = new ArrayList<>();
+        JsonNode result = data.path("result");
+        if (result.isEmpty()) {
+            return out;
+        }
+        for (JsonNode v : result.get(0).path("values")) {
+            out.add(new TimeChart.Point(
+                    Math.round(v.get(0).asDouble() * 1000),
+                    Double.parseDouble(v.get(1).asText())));
         }
         return out;
     }

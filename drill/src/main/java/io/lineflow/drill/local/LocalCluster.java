@@ -5,6 +5,8 @@ import io.lineflow.drill.core.TableCheck;
 import io.lineflow.flinkrest.FlinkRest;
 import io.lineflow.flinkrest.JobDetails;
 import io.lineflow.job.LineflowJob;
+import io.lineflow.job.config.JobConfig;
+import io.lineflow.job.schema.Schema;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
 import io.lineflow.testing.JdkOpens;
@@ -18,6 +20,8 @@ import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
 import org.apache.flink.runtime.jobmanager.JobManagerProcessSpec;
 import org.apache.flink.runtime.jobmanager.JobManagerProcessUtils;
 import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -121,6 +125,25 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
     }
 
     // ---------------------------------------------------------------- services
+
+    /**
+     * What a drill scenario or a soak runs on: the services, the topic, lineflow's schema in
+     * PostgreSQL, then the Flink processes.
+     */
+    void start(String topic, int partitions) throws Exception {
+        startServices();
+        try (Admin admin = Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000))) {
+            EmbeddedKafka.createTopic(admin, topic, partitions);
+        }
+        Schema.migrate(JobConfig.merge(
+                new String[] {"--lineflow.jdbc.url", jdbcUrl(), "--lineflow.jdbc.user", "postgres"},
+                Map.of(),
+                new Configuration()));
+        startFlink();
+    }
 
     void startServices() {
         if (haKubeconfig == null) {

@@ -5,15 +5,8 @@ import io.lineflow.drill.core.DrillReport;
 import io.lineflow.drill.core.ScenarioResult;
 import io.lineflow.drill.core.TableCheck;
 import io.lineflow.drill.core.Timeline;
-import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.schema.Schema;
 import io.lineflow.testing.DeterministicInput;
-import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.ExpectedWindows;
-
-import org.apache.flink.configuration.Configuration;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -25,7 +18,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -175,17 +167,7 @@ public final class LocalDrill {
                 scenario.kubernetesHa()
                         ? "  starting Kafka, PostgreSQL, 2 JobManagers (Kubernetes HA), 2 TaskManagers…"
                         : "  starting ZooKeeper, Kafka, PostgreSQL, 2 JobManagers, 2 TaskManagers…");
-        cluster.startServices();
-        try (Admin admin =
-                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
-            EmbeddedKafka.createTopic(admin, TOPIC, PARTITIONS);
-        }
-        Configuration db = JobConfig.merge(
-                new String[] {"--lineflow.jdbc.url", cluster.jdbcUrl(), "--lineflow.jdbc.user", "postgres"},
-                Map.of(),
-                new Configuration());
-        Schema.migrate(db);
-        cluster.startFlink();
+        cluster.start(TOPIC, PARTITIONS);
 
         List<String> args = new ArrayList<>(List.of(
                 "--lineflow.kafka.bootstrap-servers",

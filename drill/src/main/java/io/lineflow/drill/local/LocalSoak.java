@@ -16,14 +16,10 @@ import io.lineflow.drill.soak.SoakReport;
 import io.lineflow.drill.soak.SoakVerdicts;
 import io.lineflow.flinkrest.CheckpointStats;
 import io.lineflow.flinkrest.FlinkRest;
-import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.recount.WindowRecount.Row;
 import io.lineflow.rules.table.WindowTable;
 import io.lineflow.testing.DeterministicInput;
-import io.lineflow.testing.EmbeddedKafka;
 
-import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -123,16 +119,7 @@ public final class LocalSoak {
                 cluster.enablePartitions();
             }
             OUT.println("starting ZooKeeper, Kafka, PostgreSQL, 2 JobManagers, 2 TaskManagers…");
-            cluster.startServices();
-            try (Admin admin = admin(cluster)) {
-                EmbeddedKafka.createTopic(admin, TOPIC, PARTITIONS);
-            }
-            Configuration db = JobConfig.merge(
-                    new String[] {"--lineflow.jdbc.url", cluster.jdbcUrl(), "--lineflow.jdbc.user", "postgres"},
-                    Map.of(),
-                    new Configuration());
-            Schema.migrate(db);
-            cluster.startFlink();
+            cluster.start(TOPIC, PARTITIONS);
             List<String> args = List.of(
                     "--lineflow.kafka.bootstrap-servers",
                     cluster.bootstrapServers(),

@@ -1,7 +1,7 @@
 package io.lineflow.drill.soak;
 
+import io.lineflow.drill.core.TimeChart.Point;
 import io.lineflow.drill.soak.Recovery.LagSample;
-import io.lineflow.drill.soak.Trend.Point;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

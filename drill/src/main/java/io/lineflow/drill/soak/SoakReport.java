@@ -1,7 +1,8 @@
 package io.lineflow.drill.soak;
 
+import io.lineflow.drill.core.TimeChart;
+import io.lineflow.drill.core.TimeChart.Point;
 import io.lineflow.drill.soak.SoakVerdicts.Verdict;
-import io.lineflow.drill.soak.Trend.Point;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,9 +17,6 @@ import java.util.Map;
  * with the faults marked on the time axis.
  */
 public final class SoakReport {
-    private static final String[] COLOURS = {"#1f6feb", "#e8590c", "#0a7d32", "#8250df", "#c0262d", "#6e7781", "#bf8700"
-    };
-
     private SoakReport() {}
 
     public static String summary(SoakRecord r, List<Verdict> verdicts) {
@@ -120,90 +118,23 @@ public final class SoakReport {
                     .append(" (")
                     .append(esc(r.unit(c.getKey())))
                     .append(")</h3>")
-                    .append(chart(c.getValue(), r.unit(c.getKey()), r, endedAt, from))
-                    .append("<p class=legend>");
-            int k = 0;
-            for (String line : c.getValue().keySet()) {
-                h.append("<span style=\"color:")
-                        .append(COLOURS[k++ % COLOURS.length])
-                        .append("\">■ ")
-                        .append(esc(line))
-                        .append("</span>");
-            }
-            h.append("</p></section>");
+                    .append(TimeChart.svg(
+                            c.getValue(),
+                            r.startedAt,
+                            endedAt,
+                            r.struck().stream()
+                                    .map(f -> new TimeChart.Mark(f.at(), f.fault()))
+                                    .toList(),
+                            from,
+                            max -> label(max, r.unit(c.getKey()))))
+                    .append(TimeChart.legend(c.getValue().keySet()));
+            h.append("</section>");
         }
         h.append("</body></html>");
         Files.createDirectories(dir);
         Path file = dir.resolve("soak.html");
         Files.writeString(file, h.toString());
         return file;
-    }
-
-    /** A line chart of every line over the whole run, inline SVG, the faults as vertical lines. */
-    static String chart(Map<String, List<Point>> lines, String unit, SoakRecord r, long endedAt, long trendFrom) {
-        int width = 900;
-        int height = 220;
-        int left = 70;
-        int right = 20;
-        int top = 14;
-        int bottom = 30;
-        long t0 = r.startedAt;
-        long span = Math.max(1, endedAt - t0);
-        double max = 0;
-        for (List<Point> l : lines.values()) {
-            for (Point p : l) {
-                max = Math.max(max, p.value());
-            }
-        }
-        max = max <= 0 ? 1 : max * 1.05;
-        double plotW = width - left - right;
-        double plotH = height - top - bottom;
-        StringBuilder s = new StringBuilder();
-        s.append(String.format(
-                "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">", width, height, width, height));
-        double shade = left + plotW * Math.max(0, trendFrom - t0) / span;
-        s.append(String.format(
-                "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\" fill=\"#f3f6fa\"/>",
-                shade, top, left + plotW - shade, plotH));
-        s.append(String.format(
-                "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#999\"/>",
-                left, top + plotH, width - right, top + plotH));
-        s.append(String.format(
-                "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\" stroke=\"#999\"/>", left, top, left, top + plotH));
-        s.append(String.format(
-                "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%s</text>",
-                left - 4, top + 10, esc(label(max, unit))));
-        s.append(String.format(
-                "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">0</text>", left - 4, top + plotH));
-        long minutes = span / 60_000;
-        long step = minutes <= 10 ? 1 : minutes <= 30 ? 5 : 10;
-        for (long m = 0; m <= minutes; m += step) {
-            double x = left + plotW * m * 60_000 / span;
-            s.append(String.format(
-                    "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%d min</text>",
-                    x, height - 8, m));
-        }
-        int n = 1;
-        for (SoakRecord.Struck f : r.struck()) {
-            double x = left + plotW * (f.at() - t0) / span;
-            s.append(String.format(
-                    "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c0262d\" stroke-dasharray=\"3,2\">"
-                            + "<title>%s</title></line>"
-                            + "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"#c0262d\">%d</text>",
-                    x, top, x, top + plotH, esc(f.fault()), x + 2, top + 9, n++));
-        }
-        int k = 0;
-        for (List<Point> l : lines.values()) {
-            StringBuilder pts = new StringBuilder();
-            for (Point p : l) {
-                pts.append(String.format(
-                        "%.1f,%.1f ", left + plotW * (p.at() - t0) / span, top + plotH - plotH * p.value() / max));
-            }
-            s.append(String.format(
-                    "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"/>",
-                    COLOURS[k++ % COLOURS.length], pts));
-        }
-        return s.append("</svg>").toString();
     }
 
     private static String label(double max, String unit) {

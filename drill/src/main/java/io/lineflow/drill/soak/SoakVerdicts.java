@@ -1,6 +1,6 @@
 package io.lineflow.drill.soak;
 
-import io.lineflow.drill.soak.Trend.Point;
+import io.lineflow.drill.core.TimeChart.Point;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.lineflow.drill.soak;
 
+import io.lineflow.drill.core.TimeChart.Point;
+
 import java.util.List;
 
 /**
@@ -12,9 +14,6 @@ import java.util.List;
  */
 public record Trend(double slopePer10Min, double level, int samples) {
     private static final double TEN_MINUTES = 600_000.0;
-
-    /** One sample: when (epoch ms) and what was measured. */
-    public record Point(long at, double value) {}
 
     /** The trend of {@code points} taken at or after {@code from}; fewer than 3 give no slope (0). */
     public static Trend of(List<Point> points, long from) {

@@ -3,7 +3,7 @@ package io.lineflow.drill.soak;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.lineflow.drill.soak.Trend.Point;
+import io.lineflow.drill.core.TimeChart.Point;
 
 import org.junit.jupiter.api.Test;
 
