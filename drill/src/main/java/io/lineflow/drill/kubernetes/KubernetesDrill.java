@@ -164,7 +164,7 @@ public final class KubernetesDrill {
             }
             produceAndInject(scenario, result);
             if (scenario.control() == KubernetesScenario.Control.ADDITIVE_SINK) {
-                auditCaughtDoubling(began, result);
+                auditCaughtDoubling(System.currentTimeMillis(), result);
             }
             if (alerts != null) {
                 alertsRaised(scenario, alerts, result);
@@ -687,7 +687,8 @@ public final class KubernetesDrill {
 
     /**
      * The additive sink's damage is wrong rows (counts added to, not replaced); the continuous
-     * audit must report them itself. (Missing rows would be another control's: a lost count.)
+     * audit must report them itself, in an audit that began after the verifier read the table
+     * (an earlier one may predate the replay). Missing rows would be another control's: a lost count.
      */
     private void auditCaughtDoubling(long since, ScenarioResult result) {
         Optional<ReconcilerMetrics.Audit> a = auditAfter(since);
