@@ -1,10 +1,12 @@
 package io.lineflow.reconciler.act;
 
+import io.lineflow.reconciler.audit.AuditReport;
 import io.lineflow.reconciler.checks.DuplicateConsumptionCheck;
 import io.lineflow.reconciler.model.Finding;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.model.Observation;
+import io.lineflow.rules.table.WindowTable.Difference.Kind;
 
 import org.apache.flink.configuration.Configuration;
 
@@ -105,7 +107,7 @@ public final class Metrics {
     }
 
     /** A completed audit of {@code deployment}: its rows by result, its read, when and how long. */
-    public void audited(String deployment, io.lineflow.reconciler.audit.AuditReport r, Duration period) {
+    public void audited(String deployment, AuditReport r, Duration period) {
         auditsCompleted.incrementAndGet();
         lastAuditCompleted = r.at().toEpochMilli() / 1000.0 + r.took().toMillis() / 1000.0;
         String labels = "deployment=\"" + esc(deployment) + "\"";
@@ -114,29 +116,16 @@ public final class Metrics {
                 + " neither matched nor mismatched.\n");
         sb.append("# TYPE lineflow_audit_rows gauge\n");
         gauge(sb, "lineflow_audit_rows", labels + ",result=\"matched\"", r.matched());
-        gauge(
-                sb,
-                "lineflow_audit_rows",
-                labels + ",result=\"missing\"",
-                r.rows(io.lineflow.rules.table.WindowTable.Difference.Kind.MISSING));
-        gauge(
-                sb,
-                "lineflow_audit_rows",
-                labels + ",result=\"extra\"",
-                r.rows(io.lineflow.rules.table.WindowTable.Difference.Kind.EXTRA));
-        gauge(
-                sb,
-                "lineflow_audit_rows",
-                labels + ",result=\"wrong\"",
-                r.rows(io.lineflow.rules.table.WindowTable.Difference.Kind.WRONG));
+        gauge(sb, "lineflow_audit_rows", labels + ",result=\"missing\"", r.rows(Kind.MISSING));
+        gauge(sb, "lineflow_audit_rows", labels + ",result=\"extra\"", r.rows(Kind.EXTRA));
+        gauge(sb, "lineflow_audit_rows", labels + ",result=\"wrong\"", r.rows(Kind.WRONG));
         gauge(
                 sb,
                 "lineflow_audit_rows",
                 labels + ",result=\"unjudged\"",
                 r.unjudged().size());
         sb.append("# TYPE lineflow_audit_unjudged_rows gauge\n");
-        for (io.lineflow.reconciler.audit.AuditReport.Reason reason :
-                io.lineflow.reconciler.audit.AuditReport.Reason.values()) {
+        for (AuditReport.Reason reason : AuditReport.Reason.values()) {
             gauge(sb, "lineflow_audit_unjudged_rows", labels + ",reason=\"" + reason + "\"", r.unjudged(reason));
         }
         sb.append("# HELP lineflow_audit_downtime_not_judged_rows Judged rows whose downtime alone was not judged"
