@@ -24,9 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.Statement;
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -201,30 +199,8 @@ class AuditCostTest {
     }
 
     private static void write(Iterable<Row> rows) throws Exception {
-        try (Connection c = SERVICES.postgres().connect();
-                PreparedStatement s = c.prepareStatement("INSERT INTO device_window_stats (device_id, window_start,"
-                        + " window_end, line_id, pieces_produced, downtime_count, downtime_seconds, events_seen,"
-                        + " first_event_at, last_event_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            c.setAutoCommit(false);
-            int n = 0;
-            for (Row r : rows) {
-                s.setString(1, r.deviceId());
-                s.setTimestamp(2, new Timestamp(r.windowStart()));
-                s.setTimestamp(3, new Timestamp(r.windowStart() + RULES.windowMillis()));
-                s.setString(4, r.lineId());
-                s.setLong(5, r.pieces());
-                s.setInt(6, r.downtimeCount());
-                s.setBigDecimal(7, java.math.BigDecimal.valueOf(r.downtimeMillis(), 3));
-                s.setLong(8, r.events());
-                s.setTimestamp(9, r.firstTs() == null ? null : new Timestamp(r.firstTs()));
-                s.setTimestamp(10, r.lastTs() == null ? null : new Timestamp(r.lastTs()));
-                s.addBatch();
-                if (++n % 1000 == 0) {
-                    s.executeBatch();
-                }
-            }
-            s.executeBatch();
-            c.commit();
+        try (Connection c = SERVICES.postgres().connect()) {
+            TableRows.write(c, rows, RULES.windowMillis(), null);
         }
     }
 }

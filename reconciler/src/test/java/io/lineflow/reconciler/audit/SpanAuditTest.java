@@ -31,9 +31,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.Statement;
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -142,28 +140,8 @@ class SpanAuditTest {
 
     /** Upserts rows; {@code additive} adds to a row already there, as a sink that re-adds a replay. */
     private static void write(Iterable<Row> rows, boolean additive) throws Exception {
-        String set = additive
-                ? "pieces_produced = device_window_stats.pieces_produced + EXCLUDED.pieces_produced,"
-                        + " events_seen = device_window_stats.events_seen + EXCLUDED.events_seen"
-                : "pieces_produced = EXCLUDED.pieces_produced, events_seen = EXCLUDED.events_seen";
-        try (Connection c = SERVICES.postgres().connect();
-                PreparedStatement s = c.prepareStatement("INSERT INTO device_window_stats (device_id, window_start,"
-                        + " window_end, line_id, pieces_produced, downtime_count, downtime_seconds, events_seen,"
-                        + " first_event_at, last_event_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                        + " ON CONFLICT (device_id, window_start) DO UPDATE SET " + set)) {
-            for (Row r : rows) {
-                s.setString(1, r.deviceId());
-                s.setTimestamp(2, new Timestamp(r.windowStart()));
-                s.setTimestamp(3, new Timestamp(r.windowStart() + RULES.windowMillis()));
-                s.setString(4, r.lineId());
-                s.setLong(5, r.pieces());
-                s.setInt(6, r.downtimeCount());
-                s.setBigDecimal(7, java.math.BigDecimal.valueOf(r.downtimeMillis(), 3));
-                s.setLong(8, r.events());
-                s.setTimestamp(9, r.firstTs() == null ? null : new Timestamp(r.firstTs()));
-                s.setTimestamp(10, r.lastTs() == null ? null : new Timestamp(r.lastTs()));
-                s.executeUpdate();
-            }
+        try (Connection c = SERVICES.postgres().connect()) {
+            TableRows.write(c, rows, RULES.windowMillis(), additive ? TableRows.ADDING : TableRows.REPLACING);
         }
     }
 
