@@ -105,7 +105,7 @@ soak: ## Soak test (root: partitions use iptables): an hour on the local cluster
 	$(SOAK_RUN) $(SOAK_ARGS)
 
 .PHONY: soak-smoke
-soak-smoke: ## The soak's short version: 5 minutes of input, a fault a minute (SOAK_SMOKE_ARGS); about 6 min plus the build (estimated, docs/soak.md).
+soak-smoke: ## The soak's short version: 5 minutes of input, a fault a minute (SOAK_SMOKE_ARGS); about 6 min with a warm build (measured, docs/soak.md).
 	$(MVN) -q -pl job,drill -am -DskipTests package
 	$(SOAK_RUN) $(SOAK_SMOKE_ARGS)
 
