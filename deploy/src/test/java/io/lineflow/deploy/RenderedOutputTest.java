@@ -106,7 +106,10 @@ class RenderedOutputTest {
                 .isEqualTo("1");
         assertThat(r.ofKind("PodMonitor"))
                 .extracting(Rendered::id)
-                .containsExactlyInAnyOrder("PodMonitor/lineflow-flink", "PodMonitor/lineflow-reconciler");
+                .containsExactlyInAnyOrder(
+                        "PodMonitor/lineflow-flink",
+                        "PodMonitor/lineflow-flink-operator",
+                        "PodMonitor/lineflow-reconciler");
         assertThat(r.named("Deployment", "lineflow-reconciler")).isPresent();
         assertThat(r.ofKind("PrometheusRule")).hasSize(1);
     }

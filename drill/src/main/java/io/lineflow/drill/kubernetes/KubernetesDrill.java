@@ -85,6 +85,12 @@ public final class KubernetesDrill {
     private static final Duration ALERT_CLEAR = Duration.ofMinutes(3);
 
     /**
+     * From the last healthy scenario's end until every alert has resolved: the restart alert looks
+     * back 10 min (LineflowJobRestarted), plus its 30 s steps, rule evaluation and the scrapes.
+     */
+    private static final Duration ALERTS_RESOLVE = Duration.ofMinutes(12);
+
+    /**
      * Until the continuous audit has completed a pass that began after a moment (the e2e
      * overlay's audit period is 30 s; a pass reads the drill's whole topic in a few seconds).
      */
@@ -147,14 +153,20 @@ public final class KubernetesDrill {
      */
     public List<ScenarioResult> run(String list) throws Exception {
         List<ScenarioResult> results = new ArrayList<>();
-        for (KubernetesScenario scenario : KubernetesScenario.parse(list)) {
-            results.add(run(scenario));
+        List<KubernetesScenario> scenarios = KubernetesScenario.parse(list);
+        int lastHealthy = -1;
+        for (int i = 0; i < scenarios.size(); i++) {
+            lastHealthy = scenarios.get(i).isControl() ? lastHealthy : i;
+        }
+        for (int i = 0; i < scenarios.size(); i++) {
+            results.add(run(scenarios.get(i), i == lastHealthy));
             System.out.print(DrillReport.summary(results));
         }
         return results;
     }
 
-    private ScenarioResult run(KubernetesScenario scenario) throws Exception {
+    /** @param lastHealthy after it, every alert must resolve ({@link #alertsResolve}) */
+    private ScenarioResult run(KubernetesScenario scenario, boolean lastHealthy) throws Exception {
         ScenarioResult result = new ScenarioResult(scenario.scenario());
         long began = System.currentTimeMillis();
         AlertWatch alerts = prometheus == null ? null : new AlertWatch(prometheus);
@@ -174,6 +186,9 @@ public final class KubernetesDrill {
                 }
                 if (scenario.equals(KubernetesScenario.STEADY)) {
                     handEditAudited(result);
+                }
+                if (lastHealthy) {
+                    alertsResolve(alerts, result);
                 }
             }
         } catch (RuntimeException e) {
@@ -323,6 +338,24 @@ public final class KubernetesDrill {
             }
         } else {
             result.problems.addAll(problems);
+        }
+    }
+
+    /**
+     * Once the faults stop, every alert resolves: the restart alert raised by the scenarios' restores
+     * clears ten minutes after the last one, and nothing else is left firing. Checked after the last
+     * healthy scenario of a run (a control leaves its damage, and its alert, in place).
+     */
+    private void alertsResolve(AlertWatch alerts, ScenarioResult result) {
+        long from = System.currentTimeMillis();
+        Set<String> left = alerts.awaitOnly(Set.of(), ALERTS_RESOLVE);
+        String took = DrillReport.seconds(System.currentTimeMillis() - from);
+        if (left.isEmpty()) {
+            result.monitoring.add("every alert resolved " + took + " after the last healthy scenario's checks");
+            log("  every alert resolved %s after the last healthy scenario's checks", took);
+        } else {
+            result.problems.add("ALERT still firing " + ALERTS_RESOLVE.toMinutes()
+                    + " min after the last healthy scenario: " + left);
         }
     }
 

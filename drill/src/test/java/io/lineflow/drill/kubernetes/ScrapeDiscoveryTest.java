@@ -53,6 +53,59 @@ class ScrapeDiscoveryTest {
         assertThat(rec.honorLabels()).isTrue();
     }
 
+    /**
+     * The operator's pods come from its Helm chart, which only `make operator-install` renders: the
+     * chart names the container port `metrics` when `metrics.port` is set and labels its pods
+     * {@code app.kubernetes.io/name: flink-kubernetes-operator}. What lineflow itself decides is
+     * held here: that port is the one the operator's Prometheus reporter listens on, in the
+     * namespace the operator is installed in.
+     */
+    @Test
+    void theOperatorsPodMonitorSelectsTheOperatorOnItsReporterPort() throws IOException {
+        Map<String, Object> values =
+                Serialization.unmarshal(Files.readString(REPO.resolve("operator-config/values.yaml")), Map.class);
+        @SuppressWarnings("unchecked")
+        int port = ((Number) ((Map<String, Object>) values.get("metrics")).get("port")).intValue();
+        @SuppressWarnings("unchecked")
+        String operatorConf =
+                (String) ((Map<String, Object>) values.get("defaultConfiguration")).get("flink-conf.yaml");
+        assertThat(operatorConf).contains("kubernetes.operator.metrics.reporter.prom.port: " + port);
+        String operatorNs = Files.readAllLines(REPO.resolve("operator-config/chart.env")).stream()
+                .filter(l -> l.startsWith("OPERATOR_NAMESPACE="))
+                .map(l -> l.substring("OPERATOR_NAMESPACE=".length()))
+                .findFirst()
+                .orElseThrow();
+        Pod operator = new PodBuilder()
+                .withNewMetadata()
+                .withName("flink-kubernetes-operator-0")
+                .withNamespace(operatorNs)
+                .withLabels(Map.of("app.kubernetes.io/name", "flink-kubernetes-operator"))
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("flink-kubernetes-operator")
+                .addNewPort()
+                .withName("metrics")
+                .withContainerPort(port)
+                .endPort()
+                .endContainer()
+                .endSpec()
+                .withNewStatus()
+                .withPhase("Running")
+                .withPodIP("10.244.0.7")
+                .endStatus()
+                .build();
+
+        List<ScrapeDiscovery.Target> targets = ScrapeDiscovery.targets(
+                List.of(monitor("manifests/monitoring/operator-podmonitor.yaml")), List.of(operator));
+
+        assertThat(targets).hasSize(1);
+        assertThat(targets.get(0).address()).isEqualTo("10.244.0.7:" + port);
+        assertThat(targets.get(0).labels())
+                .containsEntry("namespace", operatorNs)
+                .containsEntry("job", NS + "/lineflow-flink-operator");
+    }
+
     @Test
     void podsOutsideTheNamespaceNotRunningOrUnlabelledAreNotTargets() throws IOException {
         List<GenericKubernetesResource> monitors = List.of(monitor("manifests/monitoring/podmonitor.yaml"));
