@@ -8,6 +8,7 @@ import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.table.WindowTable;
+import io.lineflow.testing.Await;
 import io.lineflow.testing.CommandLines;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
@@ -20,7 +21,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import sun.misc.Signal;
 
@@ -43,7 +48,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -55,6 +59,9 @@ import java.util.stream.Stream;
  */
 public final class LocalRun {
     private static final PrintStream OUT = System.out;
+    /** Until the job has read every record before the drain (checkpoints every 5 s here). */
+    private static final Duration DRAIN_WAIT = Duration.ofMinutes(2);
+
     private static final DateTimeFormatter HHMM =
             DateTimeFormatter.ofPattern("MM-dd HH:mm").withZone(ZoneOffset.UTC);
 
@@ -221,12 +228,20 @@ public final class LocalRun {
             OUT.println("\nStopping: simulator off, then stop-with-savepoint --drain closes every open window…");
             sim.stop();
             simThread.join();
-            Thread.sleep(3000); // let the job read the last records before the drain
+            // The drain stops the source where it is: it must have read every record first. The
+            // group's offsets are committed at a checkpoint, so once they reach the topic's end a
+            // checkpoint taken after the last record has completed.
+            String topic = opts.get("topic");
+            Await.until(
+                    "the job's committed offsets to reach the end of " + topic
+                            + " (a checkpoint after the last record)",
+                    DRAIN_WAIT,
+                    RetriableException.class::isInstance,
+                    () -> consumed(admin, group) >= endOffsets(admin, topic));
             String savepoint = job.stopWithSavepoint(
                             true, work.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
                     .get(2, TimeUnit.MINUTES);
             OUT.println("Final savepoint: " + savepoint);
-            Thread.sleep(1000);
             show(db, admin, group, sim, job, rest, true);
         } finally {
             closeAll();
@@ -339,12 +354,26 @@ public final class LocalRun {
         }
     }
 
-    private static void createTopic(String bootstrap, String topic, int partitions) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
-                    .all()
-                    .get();
-        } catch (ExecutionException e) {
+    /** The records in {@code topic} so far: the sum of its partitions' end offsets. */
+    private static long endOffsets(Admin admin, String topic) throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (TopicPartitionInfo p : admin.describeTopics(List.of(topic))
+                .allTopicNames()
+                .get()
+                .get(topic)
+                .partitions()) {
+            latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+        }
+        return admin.listOffsets(latest).all().get().values().stream()
+                .mapToLong(ListOffsetsResultInfo::offset)
+                .sum();
+    }
+
+    /** The testkit's topic creation (it waits for every partition's leader); a topic made earlier is kept. */
+    private static void createTopic(String bootstrap, String topic, int partitions) {
+        try {
+            EmbeddedKafka.createTopic(bootstrap, topic, partitions);
+        } catch (IllegalStateException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw e;
             }
