@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,8 +16,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * What a pod answers over HTTP on its IP (a JobManager's REST API, the reconciler's scrape
- * endpoint), served on 127.0.0.1: a canned status and body per path, 404 for the rest, and every
- * path asked recorded.
+ * endpoint, Prometheus and the Alertmanager), served on 127.0.0.1: a canned status and body per
+ * path, 404 for the rest, and every path asked recorded with its query parameters.
  */
 final class TestingHttpServer implements AutoCloseable {
     private record Answer(int status, String body) {}
@@ -23,12 +25,14 @@ final class TestingHttpServer implements AutoCloseable {
     private final HttpServer server;
     private final Map<String, Answer> answers = new ConcurrentHashMap<>();
     private final List<String> asked = new CopyOnWriteArrayList<>();
+    private final List<Map<String, String>> parameters = new CopyOnWriteArrayList<>();
 
     TestingHttpServer() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", ex -> {
             String path = ex.getRequestURI().getPath();
             asked.add(path);
+            parameters.add(decode(ex.getRequestURI().getRawQuery()));
             Answer a = answers.getOrDefault(path, new Answer(404, "{\"errors\":[\"Not found: " + path + "\"]}"));
             byte[] bytes = a.body().getBytes(StandardCharsets.UTF_8);
             ex.sendResponseHeaders(a.status(), bytes.length);
@@ -57,6 +61,24 @@ final class TestingHttpServer implements AutoCloseable {
     /** The paths asked so far, in order. */
     List<String> asked() {
         return List.copyOf(asked);
+    }
+
+    /** The query parameters of every request so far, in order, decoded; a repeated name keeps its last value. */
+    List<Map<String, String>> parameters() {
+        return List.copyOf(parameters);
+    }
+
+    private static Map<String, String> decode(String rawQuery) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (rawQuery != null) {
+            for (String pair : rawQuery.split("&")) {
+                int eq = pair.indexOf('=');
+                out.put(
+                        URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8),
+                        eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+            }
+        }
+        return out;
     }
 
     @Override
