@@ -1,6 +1,7 @@
 package io.lineflow.drill.core;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.DoubleFunction;
 
@@ -51,36 +52,36 @@ public final class TimeChart {
         double plotW = width - left - right;
         double plotH = height - top - bottom;
         StringBuilder s = new StringBuilder();
-        s.append(String.format(
+        s.append(format(
                 "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">", width, height, width, height));
         if (shadeFrom < to) {
             double shade = left + plotW * Math.max(0, shadeFrom - from) / span;
-            s.append(String.format(
+            s.append(format(
                     "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\" fill=\"#f3f6fa\"/>",
                     shade, top, left + plotW - shade, plotH));
         }
-        s.append(String.format(
+        s.append(format(
                 "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#999\"/>",
                 left, top + plotH, width - right, top + plotH));
-        s.append(String.format(
+        s.append(format(
                 "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\" stroke=\"#999\"/>", left, top, left, top + plotH));
-        s.append(String.format(
+        s.append(format(
                 "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%s</text>",
                 left - 4, top + 10, esc(scale.apply(max))));
-        s.append(String.format(
+        s.append(format(
                 "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">0</text>", left - 4, top + plotH));
         long minutes = span / 60_000;
         long step = minutes <= 10 ? 1 : minutes <= 30 ? 5 : 10;
         for (long m = 0; m <= minutes; m += step) {
             double x = left + plotW * m * 60_000 / span;
-            s.append(String.format(
+            s.append(format(
                     "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%d min</text>",
                     x, height - 8, m));
         }
         int n = 1;
         for (Mark mark : marks) {
             double x = left + plotW * (mark.at() - from) / span;
-            s.append(String.format(
+            s.append(format(
                     "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c0262d\" stroke-dasharray=\"3,2\">"
                             + "<title>%s</title></line>"
                             + "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"#c0262d\">%d</text>",
@@ -90,10 +91,10 @@ public final class TimeChart {
         for (List<Point> l : lines.values()) {
             StringBuilder pts = new StringBuilder();
             for (Point p : l) {
-                pts.append(String.format(
+                pts.append(format(
                         "%.1f,%.1f ", left + plotW * (p.at() - from) / span, top + plotH - plotH * p.value() / max));
             }
-            s.append(String.format(
+            s.append(format(
                     "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"/>",
                     COLOURS.get(k++ % COLOURS.size()), pts));
         }
@@ -112,6 +113,11 @@ public final class TimeChart {
                     .append("</span> ");
         }
         return h.append("</p>").toString();
+    }
+
+    /** SVG wants a decimal point whatever the machine's locale. */
+    private static String format(String format, Object... args) {
+        return String.format(Locale.ROOT, format, args);
     }
 
     private static String esc(String s) {

@@ -15,6 +15,7 @@ import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.DoubleFunction;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -71,6 +72,25 @@ class TimeChartTest {
                         .as("x: 70 + 810 × elapsed/span; y: 190 − 176 × value/(1.05 × 100)")
                         .isEqualTo("70.0,190.0 475.0,106.2 880.0,22.4"));
         assertThat(texts(d)).startsWith("105 rows/s", "0");
+    }
+
+    @Test
+    void coordinatesHaveADecimalPointWhateverTheDefaultLocale() {
+        Locale before = Locale.getDefault();
+        Locale.setDefault(Locale.GERMANY);
+        try {
+            Document d = svg(
+                    Map.of("rows", List.of(new Point(t(0), 0), new Point(t(5), 50))),
+                    t(10),
+                    List.of(new Mark(t(2.5), "tm-kill")),
+                    t(6));
+
+            assertThat(elements(d, "polyline").get(0).getAttribute("points").trim())
+                    .isEqualTo("70.0,190.0 475.0,22.4");
+            assertThat(elements(d, "rect").get(0).getAttribute("x")).isEqualTo("556.0");
+        } finally {
+            Locale.setDefault(before);
+        }
     }
 
     @Test
