@@ -26,7 +26,8 @@ public final class TimeChart {
     /**
      * Every line of {@code lines} from {@code from} to {@code to} (epoch ms) on one 0-based axis,
      * its top labelled by {@code scale}; the span from {@code shadeFrom} on shaded (none when it is
-     * at or after {@code to}).
+     * at or after {@code to}). A sample that is no finite number (Prometheus answers NaN and ±Inf)
+     * is left out of its line and of the scale: one would otherwise make every coordinate NaN.
      */
     public static String svg(
             Map<String, List<Point>> lines,
@@ -45,7 +46,9 @@ public final class TimeChart {
         double max = 0;
         for (List<Point> l : lines.values()) {
             for (Point p : l) {
-                max = Math.max(max, p.value());
+                if (Double.isFinite(p.value())) {
+                    max = Math.max(max, p.value());
+                }
             }
         }
         max = max <= 0 ? 1 : max * 1.05;
@@ -91,6 +94,9 @@ public final class TimeChart {
         for (List<Point> l : lines.values()) {
             StringBuilder pts = new StringBuilder();
             for (Point p : l) {
+                if (!Double.isFinite(p.value())) {
+                    continue;
+                }
                 pts.append(format(
                         "%.1f,%.1f ", left + plotW * (p.at() - from) / span, top + plotH - plotH * p.value() / max));
             }

@@ -94,6 +94,26 @@ class TimeChartTest {
     }
 
     @Test
+    void aSampleThatIsNotAFiniteNumberIsLeftOutAndSpoilsNeitherTheLinesNorTheScale() {
+        Map<String, List<Point>> lines = new LinkedHashMap<>();
+        lines.put(
+                "lag",
+                List.of(
+                        new Point(t(0), 10),
+                        new Point(t(1), Double.NaN),
+                        new Point(t(2), Double.POSITIVE_INFINITY),
+                        new Point(t(3), 20)));
+        lines.put("rows", List.of(new Point(t(0), 5)));
+
+        Document d = svg(lines, t(10), List.of(), Long.MAX_VALUE);
+
+        assertThat(elements(d, "polyline"))
+                .extracting(l -> l.getAttribute("points").trim())
+                .containsExactly("70.0,106.2 313.0,22.4", "70.0,148.1");
+        assertThat(texts(d)).startsWith("21 rows/s");
+    }
+
+    @Test
     void aChartOfZerosStillHasAScale() {
         Document d =
                 svg(Map.of("lag", List.of(new Point(t(0), 0), new Point(t(1), 0))), t(1), List.of(), Long.MAX_VALUE);
