@@ -48,7 +48,7 @@ public final class PrometheusApi {
         List<Series> out = new ArrayList<>();
         JsonNode result = data.path("result");
         if ("scalar".equals(data.path("resultType").asText())) {
-            out.add(new Series(Map.of(), Double.parseDouble(result.get(1).asText())));
+            out.add(new Series(Map.of(), value(result.get(1).asText())));
             return out;
         }
         for (JsonNode s : result) {
@@ -56,7 +56,7 @@ public final class PrometheusApi {
             s.path("metric")
                     .fields()
                     .forEachRemaining(f -> labels.put(f.getKey(), f.getValue().asText()));
-            out.add(new Series(labels, Double.parseDouble(s.path("value").get(1).asText())));
+            out.add(new Series(labels, value(s.path("value").get(1).asText())));
         }
         return out;
     }
@@ -79,8 +79,7 @@ public final class PrometheusApi {
         }
         for (JsonNode v : result.get(0).path("values")) {
             out.add(new TimeChart.Point(
-                    Math.round(v.get(0).asDouble() * 1000),
-                    Double.parseDouble(v.get(1).asText())));
+                    Math.round(v.get(0).asDouble() * 1000), value(v.get(1).asText())));
         }
         return out;
     }
@@ -104,6 +103,18 @@ public final class PrometheusApi {
             }
         }
         return out;
+    }
+
+    /**
+     * A sample value as Prometheus writes it: Go's formatting, whose infinities ({@code +Inf},
+     * {@code -Inf}) Java's parser does not read; a division by zero in a query gives one.
+     */
+    private static double value(String text) {
+        return switch (text) {
+            case "+Inf" -> Double.POSITIVE_INFINITY;
+            case "-Inf" -> Double.NEGATIVE_INFINITY;
+            default -> Double.parseDouble(text);
+        };
     }
 
     private static JsonNode data(String body, String what) {

@@ -87,6 +87,29 @@ class PrometheusApiTest {
     }
 
     @Test
+    void infinitiesAndNotANumberAreReadAsPrometheusWritesThem() {
+        server.on("/api/v1/query", """
+                {"status":"success","data":{"resultType":"vector","result":[\
+                {"metric":{"job_name":"lineflow"},"value":[1700000000,"-Inf"]},\
+                {"metric":{"job_name":"other"},"value":[1700000000,"NaN"]}]}}""");
+        assertThat(api.query("x / 0"))
+                .extracting(PrometheusApi.Series::value)
+                .containsExactly(Double.NEGATIVE_INFINITY, Double.NaN);
+
+        server.on("/api/v1/query", """
+                {"status":"success","data":{"resultType":"scalar","result":[1700000000,"+Inf"]}}""");
+        assertThat(api.query("1/0")).containsExactly(new PrometheusApi.Series(Map.of(), Double.POSITIVE_INFINITY));
+
+        server.on("/api/v1/query_range", """
+                {"status":"success","data":{"resultType":"matrix","result":[{"metric":{},\
+                "values":[[1700000000.500,"+Inf"],[1700000015.500,"2"]]}]}}""");
+        assertThat(api.range("vector(1)/0", 1_700_000_000_500L, 1_700_000_015_500L, Duration.ofSeconds(15)))
+                .containsExactly(
+                        new TimeChart.Point(1_700_000_000_500L, Double.POSITIVE_INFINITY),
+                        new TimeChart.Point(1_700_000_015_500L, 2));
+    }
+
+    @Test
     void aQueryThatSelectsNothingIsAnEmptyList() {
         server.on("/api/v1/query", """
                 {"status":"success","data":{"resultType":"vector","result":[]}}""");
