@@ -15,12 +15,15 @@ import java.util.regex.Pattern;
 
 /**
  * The shipped Grafana dashboard's queries, as Grafana would send them: every panel target's
- * {@code expr} with the dashboard's query variables filled in ({@code label_values(metric, label)},
- * the first value Prometheus has, as Grafana preselects it).
+ * {@code expr} (a collapsed row's panels' too) with the dashboard's query variables filled in
+ * ({@code label_values(metric, label)}, the first value Prometheus has, as Grafana preselects it).
  */
 final class DashboardQueries {
     /** One panel query: the panel's title and the expression with its variables filled in. */
     record Query(String panel, String expr) {}
+
+    /** A variable as Grafana finds one in an expression: {@code ${name}} or {@code $name}, the longest name. */
+    private static final Pattern VARIABLE = Pattern.compile("\\$\\{(\\w+)}|\\$(\\w+)");
 
     private static final Pattern LABEL_VALUES = Pattern.compile("label_values\\(\\s*([^,]+?)\\s*,\\s*(\\w+)\\s*\\)");
 
@@ -50,17 +53,29 @@ final class DashboardQueries {
         }
         List<Query> out = new ArrayList<>();
         for (JsonNode panel : root.path("panels")) {
-            for (JsonNode target : panel.path("targets")) {
-                String expr = target.path("expr").asText();
-                if (expr.isEmpty()) {
-                    continue;
-                }
-                for (Map.Entry<String, String> v : variables.entrySet()) {
-                    expr = expr.replace("${" + v.getKey() + "}", v.getValue()).replace("$" + v.getKey(), v.getValue());
-                }
-                out.add(new Query(panel.path("title").asText(), expr));
+            add(panel, variables, out);
+            // A collapsed row keeps its panels inside it.
+            for (JsonNode inner : panel.path("panels")) {
+                add(inner, variables, out);
             }
         }
         return out;
+    }
+
+    private static void add(JsonNode panel, Map<String, String> variables, List<Query> out) {
+        for (JsonNode target : panel.path("targets")) {
+            String expr = target.path("expr").asText();
+            if (!expr.isEmpty()) {
+                out.add(new Query(panel.path("title").asText(), fill(expr, variables)));
+            }
+        }
+    }
+
+    /** {@code expr} with each variable replaced by its value; one it does not know is left as it is. */
+    private static String fill(String expr, Map<String, String> variables) {
+        return VARIABLE.matcher(expr).replaceAll(m -> {
+            String name = m.group(1) != null ? m.group(1) : m.group(2);
+            return Matcher.quoteReplacement(variables.getOrDefault(name, m.group()));
+        });
     }
 }

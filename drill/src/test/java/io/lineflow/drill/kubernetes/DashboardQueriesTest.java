@@ -15,7 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -74,11 +73,11 @@ class DashboardQueriesTest {
                 .filteredOn(q -> q.expr().contains("job_name="))
                 .isNotEmpty()
                 .allMatch(q -> q.expr().contains("job_name=\"lineflow\""));
-        List<String> panels = new ArrayList<>();
-        shipped.path("panels").forEach(p -> panels.add(p.path("title").asText()));
         assertThat(queries.stream().map(Query::panel).distinct())
-                .as("every panel, in order")
-                .containsExactlyElementsOf(panels);
+                .as("every panel with targets, in order")
+                .containsExactlyElementsOf(shipped.findParents("targets").stream()
+                        .map(p -> p.path("title").asText())
+                        .toList());
         assertThat(prometheus.asked()).containsExactly("/api/v1/label/job_name/values");
         assertThat(prometheus.parameters()).containsExactly(Map.of("match[]", "flink_jobmanager_job_uptime"));
     }
@@ -102,6 +101,37 @@ class DashboardQueriesTest {
                         new Query("Restarts", "max(flink_jobmanager_job_numRestarts{namespace=\"lineflow\"})"),
                         new Query("Lag", "sum(rate(x{namespace=\"lineflow\"}[5m]))"));
         assertThat(prometheus.parameters()).containsExactly(Map.of("match[]", "kube_pod_info{pod=~\"flink.*\"}"));
+    }
+
+    @Test
+    void aVariableIsKnownByItsWholeNameNotByTheStartOfALongerOne() throws IOException {
+        prometheus.on("/api/v1/label/job_name/values", """
+                {"status":"success","data":["lineflow"]}""");
+        prometheus.on("/api/v1/label/job_id/values", """
+                {"status":"success","data":["8f2c"]}""");
+        Path file = dashboard("""
+                {"name":"job","type":"query","query":"label_values(flink_jobmanager_job_uptime, job_name)"},
+                {"name":"job_id","type":"query","query":"label_values(flink_jobmanager_job_uptime, job_id)"}""", """
+                {"title":"Uptime","targets":[
+                  {"expr":"max(flink_jobmanager_job_uptime{job_name=\\"$job\\", job_id=\\"$job_id\\"}[$__rate_interval])"}]}""");
+
+        assertThat(DashboardQueries.of(file, api))
+                .extracting(Query::expr)
+                .containsExactly(
+                        "max(flink_jobmanager_job_uptime{job_name=\"lineflow\", job_id=\"8f2c\"}[$__rate_interval])");
+    }
+
+    @Test
+    void thePanelsOfACollapsedRowAreQueriedToo() throws IOException {
+        Path file = dashboard("", """
+                {"type":"timeseries","title":"Restarts","targets":[{"expr":"max(flink_jobmanager_job_numRestarts)"}]},
+                {"type":"row","title":"More","collapsed":true,"panels":[
+                  {"type":"timeseries","title":"Lag","targets":[{"expr":"sum(flink_taskmanager_job_task_operator_pendingRecords)"}]}]}""");
+
+        assertThat(DashboardQueries.of(file, api))
+                .containsExactly(
+                        new Query("Restarts", "max(flink_jobmanager_job_numRestarts)"),
+                        new Query("Lag", "sum(flink_taskmanager_job_task_operator_pendingRecords)"));
     }
 
     @Test
