@@ -461,24 +461,14 @@ public final class KubernetesDrill {
      * Struck right after a checkpoint, before the next window fires, the control would have nothing
      * to double and pass by chance (seen: the table exact, the control NOT DETECTED).
      */
-    private void awaitRowSinceCheckpoint() throws SQLException {
-        long[] checkpoints = {-1};
-        long[] rows = {-1};
+    private void awaitRowSinceCheckpoint() {
+        RowSinceCheckpoint since = new RowSinceCheckpoint();
         Await.orFail(
                 Duration.ofMinutes(1),
                 Duration.ofMillis(500),
                 "a window row written since the latest completed checkpoint",
-                () -> {
-                    long c = flink.completedCheckpoints().orElse(-1L);
-                    long r = rowCount();
-                    if (c != checkpoints[0] || c < 0) {
-                        checkpoints[0] = c;
-                        rows[0] = r;
-                        return false;
-                    }
-                    return r > rows[0];
-                });
-        log("  a window row written since checkpoint %d: striking now", checkpoints[0]);
+                () -> since.observe(flink.completedCheckpoints().orElse(-1L), rowCount()));
+        log("  a window row written since checkpoint %d: striking now", since.checkpoint());
     }
 
     private long rowCount() {
