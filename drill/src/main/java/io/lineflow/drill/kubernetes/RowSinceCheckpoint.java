@@ -16,7 +16,8 @@ final class RowSinceCheckpoint {
      * the latest checkpoint.
      */
     boolean observe(long checkpoints, long rows) {
-        if (checkpoints != checkpoint || checkpoints < 0) {
+        // An unread count is no baseline: any count read next would look like rows written.
+        if (checkpoints != checkpoint || checkpoints < 0 || this.rows < 0) {
             checkpoint = checkpoints;
             this.rows = rows;
             return false;

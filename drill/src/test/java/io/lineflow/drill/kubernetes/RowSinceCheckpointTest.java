@@ -46,4 +46,13 @@ class RowSinceCheckpointTest {
         assertThat(since.observe(5, 100)).isFalse();
         assertThat(since.observe(5, 101)).isTrue();
     }
+
+    @Test
+    void aTableThatCouldNotBeReadIsNoBaseline() {
+        assertThat(since.observe(5, -1)).isFalse();
+        assertThat(since.observe(5, 100))
+                .as("100 rows are more than an unread count, but none need be new")
+                .isFalse();
+        assertThat(since.observe(5, 101)).isTrue();
+    }
 }
