@@ -27,10 +27,16 @@ final class DashboardQueries {
 
     private static final Pattern LABEL_VALUES = Pattern.compile("label_values\\(\\s*([^,]+?)\\s*,\\s*(\\w+)\\s*\\)");
 
+    /** Where a variable's values come from: {@link PrometheusApi#labelValues}. */
+    interface LabelValues {
+        /** The values {@code label} takes on the series {@code match} selects. */
+        List<String> of(String label, String match);
+    }
+
     private DashboardQueries() {}
 
     /** The queries of {@code dashboard}, variables resolved through {@code prometheus}. */
-    static List<Query> of(Path dashboard, PrometheusApi prometheus) {
+    static List<Query> of(Path dashboard, LabelValues prometheus) {
         JsonNode root;
         try {
             root = new ObjectMapper().readTree(dashboard.toFile());
@@ -48,7 +54,7 @@ final class DashboardQueries {
                         "dashboard variable " + v.path("name").asText()
                                 + ": only label_values(metric, label) is understood, found " + v.path("query"));
             }
-            List<String> values = prometheus.labelValues(m.group(2), m.group(1));
+            List<String> values = prometheus.of(m.group(2), m.group(1));
             variables.put(v.path("name").asText(), values.isEmpty() ? "" : values.get(0));
         }
         List<Query> out = new ArrayList<>();

@@ -371,7 +371,7 @@ public final class KubernetesDrill {
         Await.until(DASHBOARD_DEADLINE, Duration.ofSeconds(10), () -> {
             answers.clear();
             empty.clear();
-            for (DashboardQueries.Query q : DashboardQueries.of(s.monitoring().dashboard(), prometheus)) {
+            for (DashboardQueries.Query q : DashboardQueries.of(s.monitoring().dashboard(), prometheus::labelValues)) {
                 List<PrometheusApi.Series> series = prometheus.query(q.expr());
                 if (series.isEmpty()) {
                     empty.add("DASHBOARD '" + q.panel() + "' returns no series: " + q.expr());

@@ -7,20 +7,19 @@ import io.lineflow.drill.kubernetes.DashboardQueries.Query;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The shipped dashboard's queries and a small dashboard's, with the variables filled in from the
- * label values a Prometheus served on loopback answers.
+ * label values the test gives as Prometheus's.
  */
 class DashboardQueriesTest {
     private static final Path SHIPPED =
@@ -29,18 +28,15 @@ class DashboardQueriesTest {
     @TempDir
     Path dir;
 
-    private TestingHttpServer prometheus;
-    private PrometheusApi api;
+    /** Every label asked for, with the selector, in order. */
+    private final List<String> asked = new ArrayList<>();
 
-    @BeforeEach
-    void serve() throws IOException {
-        prometheus = new TestingHttpServer();
-        api = new PrometheusApi(prometheus.uri(), prometheus.uri());
-    }
-
-    @AfterEach
-    void stop() {
-        prometheus.close();
+    /** Label values as Prometheus would give them, {@code values} by label. */
+    private DashboardQueries.LabelValues prometheus(Map<String, List<String>> values) {
+        return (label, match) -> {
+            asked.add(label + " on " + match);
+            return values.getOrDefault(label, List.of());
+        };
     }
 
     /** A dashboard of {@code variables} (templating entries) and {@code panels}, as Grafana saves one. */
@@ -58,10 +54,8 @@ class DashboardQueriesTest {
 
     @Test
     void everyQueryOfTheShippedDashboardWithTheFirstFlinkJobFilledIn() throws IOException {
-        prometheus.on("/api/v1/label/job_name/values", """
-                {"status":"success","data":["lineflow","canary"]}""");
-
-        List<Query> queries = DashboardQueries.of(SHIPPED, api);
+        List<Query> queries =
+                DashboardQueries.of(SHIPPED, prometheus(Map.of("job_name", List.of("lineflow", "canary"))));
 
         JsonNode shipped = new ObjectMapper().readTree(SHIPPED.toFile());
         assertThat(queries)
@@ -78,14 +72,11 @@ class DashboardQueriesTest {
                 .containsExactlyElementsOf(shipped.findParents("targets").stream()
                         .map(p -> p.path("title").asText())
                         .toList());
-        assertThat(prometheus.asked()).containsExactly("/api/v1/label/job_name/values");
-        assertThat(prometheus.parameters()).containsExactly(Map.of("match[]", "flink_jobmanager_job_uptime"));
+        assertThat(asked).containsExactly("job_name on flink_jobmanager_job_uptime");
     }
 
     @Test
     void eachTargetIsItsPanelsWithBothFormsOfAVariableFilledIn() throws IOException {
-        prometheus.on("/api/v1/label/namespace/values", """
-                {"status":"success","data":["lineflow"]}""");
         Path file = dashboard(DATASOURCE + ",\n" + """
                 {"name":"ns","type":"query","query":"label_values( kube_pod_info{pod=~\\"flink.*\\"} , namespace )"}""", """
                 {"type":"timeseries","title":"Restarts","targets":[
@@ -96,26 +87,23 @@ class DashboardQueriesTest {
                 {"type":"timeseries","title":"Lag","targets":[
                   {"expr":"sum(rate(x{namespace=\\"${ns}\\"}[5m]))","refId":"A"}]}""");
 
-        assertThat(DashboardQueries.of(file, api))
+        assertThat(DashboardQueries.of(file, prometheus(Map.of("namespace", List.of("lineflow")))))
                 .containsExactly(
                         new Query("Restarts", "max(flink_jobmanager_job_numRestarts{namespace=\"lineflow\"})"),
                         new Query("Lag", "sum(rate(x{namespace=\"lineflow\"}[5m]))"));
-        assertThat(prometheus.parameters()).containsExactly(Map.of("match[]", "kube_pod_info{pod=~\"flink.*\"}"));
+        assertThat(asked).containsExactly("namespace on kube_pod_info{pod=~\"flink.*\"}");
     }
 
     @Test
     void aVariableIsKnownByItsWholeNameNotByTheStartOfALongerOne() throws IOException {
-        prometheus.on("/api/v1/label/job_name/values", """
-                {"status":"success","data":["lineflow"]}""");
-        prometheus.on("/api/v1/label/job_id/values", """
-                {"status":"success","data":["8f2c"]}""");
         Path file = dashboard("""
                 {"name":"job","type":"query","query":"label_values(flink_jobmanager_job_uptime, job_name)"},
                 {"name":"job_id","type":"query","query":"label_values(flink_jobmanager_job_uptime, job_id)"}""", """
                 {"title":"Uptime","targets":[
                   {"expr":"max(flink_jobmanager_job_uptime{job_name=\\"$job\\", job_id=\\"$job_id\\"}[$__rate_interval])"}]}""");
 
-        assertThat(DashboardQueries.of(file, api))
+        assertThat(DashboardQueries.of(
+                        file, prometheus(Map.of("job_name", List.of("lineflow"), "job_id", List.of("8f2c")))))
                 .extracting(Query::expr)
                 .containsExactly(
                         "max(flink_jobmanager_job_uptime{job_name=\"lineflow\", job_id=\"8f2c\"}[$__rate_interval])");
@@ -128,7 +116,7 @@ class DashboardQueriesTest {
                 {"type":"row","title":"More","collapsed":true,"panels":[
                   {"type":"timeseries","title":"Lag","targets":[{"expr":"sum(flink_taskmanager_job_task_operator_pendingRecords)"}]}]}""");
 
-        assertThat(DashboardQueries.of(file, api))
+        assertThat(DashboardQueries.of(file, prometheus(Map.of())))
                 .containsExactly(
                         new Query("Restarts", "max(flink_jobmanager_job_numRestarts)"),
                         new Query("Lag", "sum(flink_taskmanager_job_task_operator_pendingRecords)"));
@@ -136,13 +124,12 @@ class DashboardQueriesTest {
 
     @Test
     void aVariableWithoutValuesIsFilledInEmptyAsGrafanaWould() throws IOException {
-        prometheus.on("/api/v1/label/job_name/values", """
-                {"status":"success","data":[]}""");
         Path file = dashboard("""
                 {"name":"job","type":"query","query":"label_values(flink_jobmanager_job_uptime, job_name)"}""", """
                 {"title":"Restarts","targets":[{"expr":"max(up{job_name=\\"$job\\"})"}]}""");
 
-        assertThat(DashboardQueries.of(file, api)).containsExactly(new Query("Restarts", "max(up{job_name=\"\"})"));
+        assertThat(DashboardQueries.of(file, prometheus(Map.of("job_name", List.of()))))
+                .containsExactly(new Query("Restarts", "max(up{job_name=\"\"})"));
     }
 
     @Test
@@ -150,10 +137,10 @@ class DashboardQueriesTest {
         Path file = dashboard("""
                 {"name":"job","type":"query","query":"query_result(up)"}""", "");
 
-        assertThatThrownBy(() -> DashboardQueries.of(file, api))
+        assertThatThrownBy(() -> DashboardQueries.of(file, prometheus(Map.of())))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("dashboard variable job: only label_values(metric, label) is understood, found"
                         + " \"query_result(up)\"");
-        assertThat(prometheus.asked()).isEmpty();
+        assertThat(asked).isEmpty();
     }
 }
