@@ -178,8 +178,10 @@ public final class KubernetesDrill {
     private ScenarioResult run(KubernetesScenario scenario, boolean lastHealthy) throws Exception {
         ScenarioResult result = new ScenarioResult(scenario.scenario());
         long began = System.currentTimeMillis();
-        AlertWatch alerts = prometheus == null ? null : AlertWatch.start(prometheus);
+        AlertWatch alerts = null;
         try {
+            // Inside the try: an Alertmanager that does not answer is this scenario's error, not the run's end.
+            alerts = prometheus == null ? null : AlertWatch.start(prometheus);
             if (scenario.isControl()) {
                 freshDeployment(scenario.control(), result);
             }
