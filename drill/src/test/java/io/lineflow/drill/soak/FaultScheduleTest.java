@@ -17,7 +17,9 @@ class FaultScheduleTest {
         List<Strike> s = FaultSchedule.of(Duration.ofHours(1), Duration.ofMinutes(5), SoakOptions.CYCLE);
         assertThat(s).hasSize(11);
         assertThat(s.get(0)).isEqualTo(new Strike(Duration.ofMinutes(5), Fault.TM_KILL));
-        assertThat(s.get(10)).isEqualTo(new Strike(Duration.ofMinutes(55), Fault.UPGRADE));
+        // The rescaling upgrade early, before the span the growth verdicts fit.
+        assertThat(s.get(1)).isEqualTo(new Strike(Duration.ofMinutes(10), Fault.UPGRADE));
+        assertThat(s.get(10)).isEqualTo(new Strike(Duration.ofMinutes(55), Fault.PARTITION_JM));
         assertThat(s.stream().map(Strike::fault)).containsExactlyElementsOf(SoakOptions.CYCLE);
     }
 
