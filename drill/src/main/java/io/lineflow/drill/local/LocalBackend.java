@@ -85,6 +85,8 @@ final class LocalBackend implements Backend {
     private final Consumer<String> log;
     /** The job the drill watches: a full restart and an upgrade replace it. */
     private String jobId;
+    /** The job's parallelism now: 2 from the start, 4 after an upgrade; a full restart keeps it. */
+    private int parallelism = 2;
 
     /**
      * @param upgradeJar the jar {@link Fault#UPGRADE} restores the savepoint with
@@ -142,7 +144,9 @@ final class LocalBackend implements Backend {
                 cluster.replaceFlinkWithFreshCluster();
                 Path checkpoint =
                         latestCheckpoint(cluster.dir().resolve("checkpoints").resolve(oldJob));
-                jobId = cluster.submit(jobJar, args, 2, checkpoint.toUri().toString());
+                // As a redeploy of the same spec would: at the parallelism the job ran with.
+                jobId = cluster.submit(
+                        jobJar, args, parallelism, checkpoint.toUri().toString());
                 log.accept("  fresh cluster; job " + jobId + " restored from " + checkpoint.getFileName());
                 yield null;
             }
@@ -156,7 +160,8 @@ final class LocalBackend implements Backend {
             }
             case UPGRADE -> {
                 String savepoint = cluster.stopWithSavepoint(jobId);
-                jobId = cluster.submit(upgradeJar, args, 4, savepoint);
+                parallelism = 4;
+                jobId = cluster.submit(upgradeJar, args, parallelism, savepoint);
                 log.accept("  stopped with savepoint; job " + jobId + " restored from it at parallelism 4");
                 yield null;
             }

@@ -188,6 +188,22 @@ class LocalBackendTest {
                         "stop job-1 with savepoint", "submit upgrade.jar p4 from file:/savepoints/sp-1 as job-2");
     }
 
+    /** A soak strikes both: the full restart after an upgrade is the same job, at parallelism 4. */
+    @Test
+    void aFullRestartAfterTheUpgradeKeepsTheUpgradesParallelism() throws Exception {
+        LocalBackend backend = new LocalBackend(cluster, JOB_JAR, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+        backend.submit();
+        backend.strike(Fault.UPGRADE);
+        Path chk = dir.resolve("checkpoints").resolve("job-2").resolve("chk-1");
+        Files.createDirectories(chk);
+        Files.createFile(chk.resolve("_metadata"));
+
+        backend.strike(Fault.FULL_RESTART);
+
+        assertThat(cluster.actions.get(cluster.actions.size() - 1))
+                .isEqualTo("submit job.jar p4 from " + chk.toUri() + " as job-3");
+    }
+
     @Test
     void dbOutageStopsPostgresThenStartsItAgain() throws Exception {
         assertThat(strike(Fault.DB_OUTAGE)).containsExactly("stop postgres", "start postgres");
