@@ -1,6 +1,7 @@
 package io.lineflow.drill.local;
 
 import io.lineflow.drill.core.Await;
+import io.lineflow.drill.core.Backend;
 import io.lineflow.drill.core.Fault;
 import io.lineflow.drill.core.Pause;
 import io.lineflow.drill.core.Scenario;
@@ -67,6 +68,9 @@ public final class LocalSoak {
     private static final Duration OUTAGE = Duration.ofSeconds(20);
 
     private static final Duration LAG_EVERY = Duration.ofSeconds(2);
+    /** How long Flink may take to notice a lost process: the local cluster's 8 s heartbeat timeout, with room. */
+    private static final Duration DETECTION = Duration.ofSeconds(30);
+
     private static final int SAMPLE_EVERY_LAGS = 5; // every 10 s
     /** How long a quiet-point check waits for the closed windows to be exact. */
     private static final Duration CHECK_WAIT = Duration.ofSeconds(90);
@@ -254,12 +258,15 @@ public final class LocalSoak {
             log("  ERROR " + e);
         }
         long ended = System.currentTimeMillis();
-        record.struck(new SoakRecord.Struck(fault.id, at, ended, error));
-        boolean steady = Await.until(options.recoveryLimit().multipliedBy(2), Duration.ofSeconds(1), () -> {
-            Recovery.LagSample last = record.lastLag();
-            return last != null && Recovery.millis(List.of(last), at, ended, record.steadyLag) != null;
-        });
-        Long rec = Recovery.millis(record.lag(), at, ended, record.steadyLag);
+        SoakRecord.Struck struck = new SoakRecord.Struck(fault.id, at, ended, error);
+        record.struck(struck);
+        // Steady once a steady sample has been seen and Flink has had the time to notice a lost
+        // process (the heartbeat timeout, with room): before that the old attempt looks steady.
+        boolean steady = Await.until(
+                options.recoveryLimit().multipliedBy(2),
+                Duration.ofSeconds(1),
+                () -> System.currentTimeMillis() >= ended + DETECTION.toMillis() && record.recovery(struck) != null);
+        Long rec = record.recovery(struck);
         log(
                 steady
                         ? "  steady again " + SoakVerdicts.seconds(rec == null ? 0 : rec) + " after the fault"
@@ -353,7 +360,8 @@ public final class LocalSoak {
         void tick() {
             try {
                 long now = System.currentTimeMillis();
-                record.lag(new Recovery.LagSample(now, backend.job().running(), lag()));
+                Backend.RunState job = backend.job();
+                record.lag(new Recovery.LagSample(now, job.running(), job.runningSince(), lag()));
                 if (ticks++ % SAMPLE_EVERY_LAGS == 0) {
                     sample(now);
                 }

@@ -88,6 +88,16 @@ public final class SoakRecord {
         return List.copyOf(checks);
     }
 
+    /** From {@code s} to steady lag (see {@link Recovery}), with the next strike as its bound; null if never. */
+    public synchronized Long recovery(Struck s) {
+        long until = struck.stream()
+                .mapToLong(Struck::at)
+                .filter(at -> at > s.at())
+                .min()
+                .orElse(Long.MAX_VALUE);
+        return Recovery.millis(lag, s.at(), s.ended(), until, steadyLag);
+    }
+
     /** The newest lag sample, if any. */
     public synchronized LagSample lastLag() {
         return lag.isEmpty() ? null : lag.get(lag.size() - 1);

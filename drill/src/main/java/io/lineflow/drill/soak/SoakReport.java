@@ -23,7 +23,7 @@ public final class SoakReport {
         StringBuilder b = new StringBuilder();
         b.append(String.format("%n%-22s %8s %10s %s%n", "fault", "at", "recovery", "note"));
         for (SoakRecord.Struck s : r.struck()) {
-            Long rec = Recovery.millis(r.lag(), s.at(), s.ended(), r.steadyLag);
+            Long rec = r.recovery(s);
             b.append(String.format(
                     "%-22s %8s %10s %s%n",
                     s.fault(),
@@ -79,7 +79,7 @@ public final class SoakReport {
                 .append("<th>fault → steady lag</th><th>error</th></tr>");
         int i = 1;
         for (SoakRecord.Struck s : r.struck()) {
-            Long rec = Recovery.millis(r.lag(), s.at(), s.ended(), r.steadyLag);
+            Long rec = r.recovery(s);
             h.append("<tr><td>")
                     .append(i++)
                     .append("</td><td>")

@@ -61,7 +61,7 @@ public final class SoakVerdicts {
         List<String> slow = new ArrayList<>();
         List<Long> times = new ArrayList<>();
         for (SoakRecord.Struck s : r.struck()) {
-            Long rec = Recovery.millis(r.lag(), s.at(), s.ended(), r.steadyLag);
+            Long rec = r.recovery(s);
             if (rec == null || rec > limit || s.error() != null) {
                 slow.add(s.fault()
                         + (s.error() != null ? " (error)" : rec == null ? " (never)" : " (" + seconds(rec) + ")"));

@@ -20,7 +20,7 @@ class SoakVerdictsTest {
             long t = T0 + i * 10_000L;
             r.add(SoakVerdicts.HEAP, "bytes", "taskmanager-1", t, 100e6 + heapGrowthPerSample * i);
             r.add(SoakVerdicts.CHECKPOINT_SIZE, "bytes", SoakVerdicts.FULL, t, 5e6 + (i % 2) * 1e5);
-            r.lag(new LagSample(t, true, i >= 180 && i < 185 ? 5_000L : 50L));
+            r.lag(new LagSample(t, true, 0L, i >= 180 && i < 185 ? 5_000L : 50L));
         }
         r.struck(new SoakRecord.Struck("tm-kill", T0 + 1_800_000, T0 + 1_801_000, null));
         r.check(new SoakRecord.Check(T0 + 3_600_000, "end: the whole table", true, ""));
