@@ -8,7 +8,6 @@ import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.table.WindowTable;
-import io.lineflow.testing.Await;
 import io.lineflow.testing.CommandLines;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
@@ -21,11 +20,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.TopicPartitionInfo;
-import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import sun.misc.Signal;
 
@@ -59,8 +53,8 @@ import java.util.stream.Stream;
  */
 public final class LocalRun {
     private static final PrintStream OUT = System.out;
-    /** Until the job has read every record before the drain (checkpoints every 5 s here). */
-    private static final Duration DRAIN_WAIT = Duration.ofMinutes(2);
+    /** From the simulator's stop to the drain: time to read the last records, under the 5 s idleness. */
+    private static final Duration DRAIN_AFTER = Duration.ofSeconds(3);
 
     private static final DateTimeFormatter HHMM =
             DateTimeFormatter.ofPattern("MM-dd HH:mm").withZone(ZoneOffset.UTC);
@@ -228,20 +222,21 @@ public final class LocalRun {
             OUT.println("\nStopping: simulator off, then stop-with-savepoint --drain closes every open window…");
             sim.stop();
             simThread.join();
-            // The drain stops the source where it is: it must have read every record first. The
-            // group's offsets are committed at a checkpoint, so once they reach the topic's end a
-            // checkpoint taken after the last record has completed.
-            String topic = opts.get("topic");
-            Await.until(
-                    "the job's committed offsets to reach the end of " + topic
-                            + " (a checkpoint after the last record)",
-                    DRAIN_WAIT,
-                    RetriableException.class::isInstance,
-                    () -> consumed(admin, group) >= endOffsets(admin, topic));
+            // The drain stops the source where it is, so the job should have read the last records
+            // first; but it must also come before the partitions turn idle (the idleness set above,
+            // 5 s): Flink 1.20 drops the drain's final watermark on an idle source, and the open
+            // windows then never fire (FLINK-40499, docs/deploy.md). Waiting for a checkpoint to
+            // commit the topic's end took longer than that and lost the last window in every
+            // try, so the run gives the job a fixed 3 s, inside the idleness, and the summary
+            // says whether that sufficed (its accounting line).
+            Thread.sleep(DRAIN_AFTER.toMillis());
             String savepoint = job.stopWithSavepoint(
                             true, work.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
                     .get(2, TimeUnit.MINUTES);
             OUT.println("Final savepoint: " + savepoint);
+            // The sinks write the drained windows as their tasks finish, which can be after the
+            // savepoint is complete: the summary reads the table once the job has finished.
+            job.getJobExecutionResult().get(2, TimeUnit.MINUTES);
             show(db, admin, group, sim, job, rest, true);
         } finally {
             closeAll();
@@ -352,21 +347,6 @@ public final class LocalRun {
         } catch (IOException e) {
             return "n/a";
         }
-    }
-
-    /** The records in {@code topic} so far: the sum of its partitions' end offsets. */
-    private static long endOffsets(Admin admin, String topic) throws Exception {
-        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        for (TopicPartitionInfo p : admin.describeTopics(List.of(topic))
-                .allTopicNames()
-                .get()
-                .get(topic)
-                .partitions()) {
-            latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
-        }
-        return admin.listOffsets(latest).all().get().values().stream()
-                .mapToLong(ListOffsetsResultInfo::offset)
-                .sum();
     }
 
     /** The testkit's topic creation (it waits for every partition's leader); a topic made earlier is kept. */
