@@ -91,6 +91,16 @@ public final class FlinkRest {
         return JSON.convertValue(get(base, path + query), new TypeReference<List<Metric>>() {});
     }
 
+    /**
+     * The Kafka partitions assigned to the readers of a vertex's sources, from the vertex's metric
+     * listing; empty for a vertex without a Kafka source, or before its readers are given splits.
+     */
+    public List<ReaderPartition> readerPartitions(String base, String jobId, String vertexId) throws IOException {
+        return metrics(base, "/jobs/" + jobId + "/vertices/" + vertexId + "/metrics", List.of(), null).stream()
+                .flatMap(m -> ReaderPartition.of(m.id()).stream())
+                .toList();
+    }
+
     /** {@code GET /taskmanagers}: the registered TaskManagers. */
     public List<TaskManager> taskManagers(String base) throws IOException {
         return JSON.convertValue(

@@ -1,6 +1,7 @@
 package io.lineflow.drill.kubernetes;
 
 import io.lineflow.flinkrest.FlinkRest;
+import io.lineflow.flinkrest.JobDetails;
 import io.lineflow.flinkrest.TaskManager;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -26,7 +27,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -236,6 +239,28 @@ final class FlinkCluster {
             return Optional.empty();
         }
         return fromLeader(base -> rest.job(base, job).runningSince()).filter(since -> since > 0);
+    }
+
+    /**
+     * The partitions of {@code topic} that the job's Kafka source readers have been given, as the
+     * leading JobManager's REST API lists their metrics (a reader registers a partition's metrics
+     * in the same step in which it seeks to the partition's starting offset); empty while there is
+     * no leader, no job or no answer.
+     */
+    Optional<Set<Integer>> readerPartitions(String topic) {
+        String job = jobId();
+        if (job.isEmpty()) {
+            return Optional.empty();
+        }
+        return fromLeader(base -> {
+            Set<Integer> partitions = new TreeSet<>();
+            for (JobDetails.Vertex v : rest.job(base, job).vertices()) {
+                rest.readerPartitions(base, job, v.id()).stream()
+                        .filter(r -> r.topic().equals(topic))
+                        .forEach(r -> partitions.add(r.partition()));
+            }
+            return partitions;
+        });
     }
 
     /**

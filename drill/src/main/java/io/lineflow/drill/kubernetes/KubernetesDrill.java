@@ -5,7 +5,6 @@ import static io.lineflow.drill.kubernetes.FlinkCluster.JM;
 import io.lineflow.drill.core.Await;
 import io.lineflow.drill.core.DrillReport;
 import io.lineflow.drill.core.Fault;
-import io.lineflow.drill.core.Pause;
 import io.lineflow.drill.core.ScenarioResult;
 import io.lineflow.drill.core.TableCheck;
 import io.lineflow.drill.core.TimeChart;
@@ -626,8 +625,15 @@ public final class KubernetesDrill {
                 Duration.ofSeconds(2),
                 "the control's job RUNNING",
                 () -> "RUNNING".equals(flink.jobState()));
-        // Reading from the latest offset: give the source time to be assigned its partitions.
-        Pause.sleep(20_000);
+        // Reading from the latest offset: input sent before a reader has sought to the end of its
+        // partition would be skipped, and the control would be caught for the wrong reason.
+        Await.orFail(
+                Duration.ofMinutes(2),
+                Duration.ofSeconds(2),
+                "every partition of " + s.topic() + " given to a source reader of the control's job",
+                () -> flink.readerPartitions(s.topic())
+                        .map(p -> p.size() == s.partitions())
+                        .orElse(false));
     }
 
     /**

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.URI;
 import java.util.Map;
+import java.util.Set;
 
 /** What the Kubernetes drill reads of the cluster, read from fabric8's mock API server. */
 @EnableKubernetesMockClient(crud = true)
@@ -309,6 +310,33 @@ class FlinkClusterTest {
                     .as("the spare (every slot free) is not one")
                     .containsExactly("lineflow-taskmanager-1-2", "lineflow-taskmanager-1-3");
             assertThat(standby.asked()).isEmpty();
+        }
+    }
+
+    @Test
+    void readerPartitionsAreTheInputTopicsPartitionsTheLeadersVertexMetricsList() throws IOException {
+        operator.secondJobManagerLeading();
+        assertThat(withRest(Map.of()).readerPartitions("device-events"))
+                .as("nobody listening")
+                .isEmpty();
+        try (TestingHttpServer leader = new TestingHttpServer()) {
+            leader.on("/jobs/job-1", jobDetails("RUNNING", 1_700_000_002_000L));
+            leader.on("/jobs/job-1/vertices/v1/metrics", "[]");
+            FlinkCluster flink = withRest(Map.of(FakeOperator.JM_2_IP, leader.uri()));
+            assertThat(flink.readerPartitions("device-events"))
+                    .as("no split given to a reader yet")
+                    .contains(Set.of());
+
+            String reader = "Source__kafka-source.KafkaSourceReader.topic.";
+            leader.on(
+                    "/jobs/job-1/vertices/v1/metrics",
+                    "[{\"id\":\"0." + reader + "device-events.partition.0.currentOffset\"},"
+                            + "{\"id\":\"1." + reader + "device-events.partition.2.currentOffset\"},"
+                            + "{\"id\":\"1." + reader + "device-events.partition.2.committedOffset\"},"
+                            + "{\"id\":\"0." + reader + "other-topic.partition.1.currentOffset\"},"
+                            + "{\"id\":\"0.numRecordsOut\"}]");
+            assertThat(flink.readerPartitions("device-events")).contains(Set.of(0, 2));
+            assertThat(flink.readerPartitions("missing")).contains(Set.of());
         }
     }
 

@@ -6,6 +6,7 @@ import io.lineflow.flinkrest.FlinkRest;
 import io.lineflow.flinkrest.JobDetails;
 import io.lineflow.flinkrest.JobOverview;
 import io.lineflow.flinkrest.Metric;
+import io.lineflow.flinkrest.ReaderPartition;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.FlinkObservation.Checkpoints;
 import io.lineflow.reconciler.model.FlinkObservation.Job;
@@ -24,18 +25,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /** {@link FlinkRestClient} over lineflow's {@link FlinkRest} client, with a timeout on every call. */
 public final class HttpFlinkRestClient implements FlinkRestClient {
-
-    /**
-     * A KafkaSource reader's per-partition metric in a vertex's listing:
-     * {@code <subtask>.<operator>.KafkaSourceReader.topic.<topic>.partition.<p>.currentOffset}.
-     */
-    private static final Pattern READER_PARTITION =
-            Pattern.compile("^(\\d+)\\.(.+)\\.KafkaSourceReader\\.topic\\.(.+)\\.partition\\.(\\d+)\\.currentOffset$");
 
     /**
      * Which of the jobs a cluster lists is the one to observe: a RUNNING job, else one that is not
@@ -74,7 +66,7 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
                             job.startTime() > 0 ? Instant.ofEpochMilli(job.startTime()) : null,
                             restarts,
                             checkpoints(restUrl, job.id()),
-                            kafkaSources(restUrl, jobPath, details, topic)));
+                            kafkaSources(restUrl, job.id(), details, topic)));
         } catch (InterruptedIOException e) {
             return FlinkObservation.failed(restUrl, "interrupted");
         } catch (IOException | RuntimeException e) {
@@ -125,20 +117,19 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
      * recognised by what they measure, not by their name, so a second source added under any name
      * is counted too.
      */
-    private List<Source> kafkaSources(String restUrl, String jobPath, JobDetails details, String topic)
+    private List<Source> kafkaSources(String restUrl, String jobId, JobDetails details, String topic)
             throws IOException {
         List<Source> sources = new ArrayList<>();
         for (JobDetails.Vertex vertex : details.vertices()) {
-            String vertexPath = jobPath + "/vertices/" + vertex.id();
+            String vertexPath = "/jobs/" + jobId + "/vertices/" + vertex.id();
             String operator = null;
             Set<String> assignments = new HashSet<>();
             Set<Integer> partitions = new TreeSet<>();
-            for (Metric m : rest.metrics(restUrl, vertexPath + "/metrics", List.of(), null)) {
-                Matcher mm = READER_PARTITION.matcher(m.id());
-                if (mm.matches() && (topic == null || mm.group(3).equals(topic))) {
-                    operator = mm.group(2);
-                    assignments.add(mm.group(1) + "/" + mm.group(4));
-                    partitions.add(Integer.parseInt(mm.group(4)));
+            for (ReaderPartition r : rest.readerPartitions(restUrl, jobId, vertex.id())) {
+                if (topic == null || r.topic().equals(topic)) {
+                    operator = r.operator();
+                    assignments.add(r.subtask() + "/" + r.partition());
+                    partitions.add(r.partition());
                 }
             }
             if (operator == null) {
