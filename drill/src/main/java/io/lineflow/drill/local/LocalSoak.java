@@ -72,6 +72,8 @@ public final class LocalSoak {
     private static final Duration DETECTION = Duration.ofSeconds(30);
 
     private static final int SAMPLE_EVERY_LAGS = 5; // every 10 s
+    /** A full GC of every Flink process every 12 samples (2 min): its result is the live heap. */
+    private static final int FULL_GC_EVERY_SAMPLES = 12;
     /** How long a quiet-point check waits for the closed windows to be exact. */
     private static final Duration CHECK_WAIT = Duration.ofSeconds(90);
 
@@ -349,6 +351,7 @@ public final class LocalSoak {
         private final Map<String, Long> gcOffsets = new HashMap<>();
         private final Map<String, Long> heapAfterGc = new HashMap<>();
         private int ticks;
+        private int samples;
 
         Sampler(LocalCluster cluster, LocalBackend backend, Admin admin, SoakRecord record) {
             this.cluster = cluster;
@@ -398,9 +401,13 @@ public final class LocalSoak {
         }
 
         private void sample(long now) {
+            boolean collect = samples++ % FULL_GC_EVERY_SAMPLES == 0;
             for (LocalCluster.FlinkProcess p : cluster.flinkProcesses()) {
                 if (!p.alive()) {
                     continue;
+                }
+                if (collect) {
+                    fullGc(p.pid());
                 }
                 Long heap = heapAfterGc(p);
                 if (heap != null) {
@@ -447,7 +454,31 @@ public final class LocalSoak {
             }
         }
 
-        /** The least heap after any collection since the last sample (the last known if none ran). */
+        /**
+         * A full collection of a JVM ({@code jcmd <pid> GC.run}, which returns once it is done and
+         * logged); a JVM that does not answer within 30 s is sampled without one.
+         */
+        private void fullGc(long pid) {
+            try {
+                Process jcmd = new ProcessBuilder(
+                                Path.of(System.getProperty("java.home"), "bin", "jcmd")
+                                        .toString(),
+                                String.valueOf(pid),
+                                "GC.run")
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .start();
+                if (!jcmd.waitFor(30, TimeUnit.SECONDS)) {
+                    jcmd.destroyForcibly();
+                }
+            } catch (IOException e) {
+                // no jcmd: the heap stays at its last full collection
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        /** The least heap after a full collection since the last sample (the last known if none ran). */
         private Long heapAfterGc(LocalCluster.FlinkProcess p) {
             long offset = gcOffsets.getOrDefault(p.name(), 0L);
             Long least = null;
@@ -455,7 +486,7 @@ public final class LocalSoak {
                 f.seek(offset);
                 String line;
                 while ((line = f.readLine()) != null) {
-                    var after = GcLog.heapAfter(line);
+                    var after = GcLog.liveAfterFull(line);
                     if (after.isPresent()) {
                         least = least == null ? after.getAsLong() : Math.min(least, after.getAsLong());
                     }

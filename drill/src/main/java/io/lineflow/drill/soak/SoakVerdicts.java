@@ -18,7 +18,7 @@ public final class SoakVerdicts {
     /** Growth allowed over the trend span, in % of the level per 10 minutes. */
     public static final double GROWTH_BOUND_PERCENT = 1.0;
 
-    public static final String HEAP = "heap used after GC";
+    public static final String HEAP = "heap live after a full GC";
     public static final String RSS = "resident set size (RSS)";
     public static final String CHECKPOINT_SIZE = "checkpoint size";
     public static final String CHECKPOINT_DURATION = "checkpoint duration";
