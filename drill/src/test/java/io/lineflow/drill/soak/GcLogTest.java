@@ -8,6 +8,10 @@ import org.junit.jupiter.api.Test;
 class GcLogTest {
     @Test
     void readsTheHeapAfterAFullCollection() {
+        // what jcmd GC.run makes a TaskManager of the soak log
+        assertThat(GcLog.liveAfterFull(
+                        "[138.589s][info][gc] GC(16) Pause Full (Diagnostic Command) 88M->28M(288M) 36.903ms"))
+                .hasValue(28L << 20);
         assertThat(GcLog.liveAfterFull("[99.1s][info][gc] GC(30) Pause Full (System.gc()) 1G->812K(1G) 20.1ms"))
                 .hasValue(812L << 10);
         assertThat(GcLog.liveAfterFull("[9.1s][info][gc] GC(31) Pause Full (G1 Compaction Pause) 90M->41M(128M) 8.1ms"))
