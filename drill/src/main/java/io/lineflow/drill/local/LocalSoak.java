@@ -349,7 +349,7 @@ public final class LocalSoak {
         private final SoakRecord record;
         private final FlinkRest rest = new FlinkRest(Duration.ofSeconds(5));
         private final Map<String, Long> gcOffsets = new HashMap<>();
-        private final Map<String, Long> heapAfterGc = new HashMap<>();
+        private final Map<String, Long> liveHeap = new HashMap<>();
         private int ticks;
         private int samples;
 
@@ -409,7 +409,7 @@ public final class LocalSoak {
                 if (collect) {
                     fullGc(p.pid());
                 }
-                Long heap = heapAfterGc(p);
+                Long heap = liveHeap(p);
                 if (heap != null) {
                     record.add(SoakVerdicts.HEAP, "bytes", p.name(), now, heap);
                 }
@@ -479,7 +479,7 @@ public final class LocalSoak {
         }
 
         /** The least heap after a full collection since the last sample (the last known if none ran). */
-        private Long heapAfterGc(LocalCluster.FlinkProcess p) {
+        private Long liveHeap(LocalCluster.FlinkProcess p) {
             long offset = gcOffsets.getOrDefault(p.name(), 0L);
             Long least = null;
             try (RandomAccessFile f = new RandomAccessFile(p.gcLog().toFile(), "r")) {
@@ -493,12 +493,12 @@ public final class LocalSoak {
                 }
                 gcOffsets.put(p.name(), f.getFilePointer());
             } catch (IOException e) {
-                return heapAfterGc.get(p.name());
+                return liveHeap.get(p.name());
             }
             if (least != null) {
-                heapAfterGc.put(p.name(), least);
+                liveHeap.put(p.name(), least);
             }
-            return heapAfterGc.get(p.name());
+            return liveHeap.get(p.name());
         }
 
         private static Long rss(long pid) {
