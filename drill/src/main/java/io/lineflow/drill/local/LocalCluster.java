@@ -312,22 +312,18 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
     }
 
     /** A Flink process of this cluster, for what the soak samples of it. */
-    record FlinkProcess(String name, long pid, Path gcLog, boolean alive) {}
+    record FlinkProcess(String name, long pid, boolean alive) {}
 
     /** Every JobManager and TaskManager started so far, live or not. */
     List<FlinkProcess> flinkProcesses() {
         List<FlinkProcess> out = new ArrayList<>();
         for (ManagedProcess p : jobManagers) {
-            out.add(new FlinkProcess(p.name, p.pid(), gcLog(p.name), p.alive()));
+            out.add(new FlinkProcess(p.name, p.pid(), p.alive()));
         }
         for (ManagedProcess p : taskManagers) {
-            out.add(new FlinkProcess(p.name, p.pid(), gcLog(p.name), p.alive()));
+            out.add(new FlinkProcess(p.name, p.pid(), p.alive()));
         }
         return out;
-    }
-
-    private Path gcLog(String process) {
-        return dir.resolve(process + "-gc.log");
     }
 
     /** A live JobManager's REST address, if one answers. */
@@ -490,8 +486,9 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
         List<String> jvm = new ArrayList<>(split(memoryFlags));
         jvm.addAll(JDK17_OPENS);
         jvm.add("-Dlog.file=" + dir.resolve(name + ".log"));
-        // Every collection with the heap before and after it: the soak reads the heap after GC here.
-        jvm.add("-Xlog:gc:file=" + gcLog(name));
+        // Every collection with its pause and the heap before and after it, to read when a run
+        // grows or stalls (the soak's live-heap measures show as "Pause Full (Diagnostic Command)").
+        jvm.add("-Xlog:gc:file=" + dir.resolve(name + "-gc.log"));
         jvm.add("-Dlog4j.configurationFile="
                 + confDir.resolve("log4j.properties").toUri());
         List<String> args = new ArrayList<>(List.of("--configDir", confDir.toString()));

@@ -7,8 +7,8 @@ import io.lineflow.drill.core.Pause;
 import io.lineflow.drill.core.Scenario;
 import io.lineflow.drill.core.ScenarioResult;
 import io.lineflow.drill.core.TableCheck;
+import io.lineflow.drill.soak.ClassHistogram;
 import io.lineflow.drill.soak.FaultSchedule;
-import io.lineflow.drill.soak.GcLog;
 import io.lineflow.drill.soak.Recovery;
 import io.lineflow.drill.soak.SoakInput;
 import io.lineflow.drill.soak.SoakOptions;
@@ -30,7 +30,6 @@ import org.apache.kafka.common.TopicPartition;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -72,8 +71,8 @@ public final class LocalSoak {
     private static final Duration DETECTION = Duration.ofSeconds(30);
 
     private static final int SAMPLE_EVERY_LAGS = 5; // every 10 s
-    /** A full GC of every Flink process every 12 samples (2 min): its result is the live heap. */
-    private static final int FULL_GC_EVERY_SAMPLES = 12;
+    /** The live heap of every Flink process every 12 samples (2 min): each measure is a full GC. */
+    private static final int HEAP_EVERY_SAMPLES = 12;
     /** How long a quiet-point check waits for the closed windows to be exact. */
     private static final Duration CHECK_WAIT = Duration.ofSeconds(90);
 
@@ -348,8 +347,6 @@ public final class LocalSoak {
         private final Admin admin;
         private final SoakRecord record;
         private final FlinkRest rest = new FlinkRest(Duration.ofSeconds(5));
-        private final Map<String, Long> gcOffsets = new HashMap<>();
-        private final Map<String, Long> liveHeap = new HashMap<>();
         private int ticks;
         private int samples;
 
@@ -401,15 +398,12 @@ public final class LocalSoak {
         }
 
         private void sample(long now) {
-            boolean collect = samples++ % FULL_GC_EVERY_SAMPLES == 0;
+            boolean measureHeap = samples++ % HEAP_EVERY_SAMPLES == 0;
             for (LocalCluster.FlinkProcess p : cluster.flinkProcesses()) {
                 if (!p.alive()) {
                     continue;
                 }
-                if (collect) {
-                    fullGc(p.pid());
-                }
-                Long heap = liveHeap(p);
+                Long heap = measureHeap ? liveHeap(p) : null;
                 if (heap != null) {
                     record.add(SoakVerdicts.HEAP, "bytes", p.name(), now, heap);
                 }
@@ -455,50 +449,34 @@ public final class LocalSoak {
         }
 
         /**
-         * A full collection of a JVM ({@code jcmd <pid> GC.run}, which returns once it is done and
-         * logged); a JVM that does not answer within 30 s is sampled without one.
+         * The heap live in a JVM: {@code jcmd <pid> GC.class_histogram} collects the whole heap and
+         * counts what is left, a pause of a few tens of milliseconds. Its output stays in the work
+         * folder ({@code <process>-histogram.txt}, the latest per process) to show what a growing heap
+         * holds. Null when the JVM does not answer within 30 s.
          */
-        private void fullGc(long pid) {
+        private Long liveHeap(LocalCluster.FlinkProcess p) {
+            Path out = settings.work.resolve(p.name() + "-histogram.txt");
             try {
                 Process jcmd = new ProcessBuilder(
                                 Path.of(System.getProperty("java.home"), "bin", "jcmd")
                                         .toString(),
-                                String.valueOf(pid),
-                                "GC.run")
+                                String.valueOf(p.pid()),
+                                "GC.class_histogram")
                         .redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .redirectOutput(out.toFile())
                         .start();
                 if (!jcmd.waitFor(30, TimeUnit.SECONDS)) {
                     jcmd.destroyForcibly();
+                    return null;
                 }
+                var live = ClassHistogram.liveBytes(Files.readString(out));
+                return live.isPresent() ? live.getAsLong() : null;
             } catch (IOException e) {
-                // no jcmd: the heap stays at its last full collection
+                return null;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                return null;
             }
-        }
-
-        /** The least heap after a full collection since the last sample (the last known if none ran). */
-        private Long liveHeap(LocalCluster.FlinkProcess p) {
-            long offset = gcOffsets.getOrDefault(p.name(), 0L);
-            Long least = null;
-            try (RandomAccessFile f = new RandomAccessFile(p.gcLog().toFile(), "r")) {
-                f.seek(offset);
-                String line;
-                while ((line = f.readLine()) != null) {
-                    var after = GcLog.liveAfterFull(line);
-                    if (after.isPresent()) {
-                        least = least == null ? after.getAsLong() : Math.min(least, after.getAsLong());
-                    }
-                }
-                gcOffsets.put(p.name(), f.getFilePointer());
-            } catch (IOException e) {
-                return liveHeap.get(p.name());
-            }
-            if (least != null) {
-                liveHeap.put(p.name(), least);
-            }
-            return liveHeap.get(p.name());
         }
 
         private static Long rss(long pid) {

@@ -1,0 +1,40 @@
+package io.lineflow.drill.soak;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** The live heap, as jcmd's class histogram counts it. */
+class ClassHistogramTest {
+    /** The head and tail of what JDK 17's jcmd printed for a small JVM. */
+    private static final String PRINTED = """
+            10884:
+             num     #instances         #bytes  class name (module)
+            -------------------------------------------------------
+               1:         13026         793768  [B (java.base@17.0.15)
+               2:          3002         360856  java.lang.Class (java.base@17.0.15)
+             700:             1             16  sun.nio.fs.UnixFileAttributes$UnixAsBasicFileAttributes (java.base@17.0.15)
+            Total         59338        2831616
+            """;
+
+    @Test
+    void readsTheTotalBytes() {
+        assertThat(ClassHistogram.liveBytes(PRINTED)).hasValue(2_831_616L);
+    }
+
+    /** A class's row is not the total, even the largest. */
+    @Test
+    void aClassRowIsNotTheTotal() {
+        assertThat(ClassHistogram.liveBytes(PRINTED.replace("Total         59338        2831616\n", "")))
+                .isEmpty();
+    }
+
+    /** What jcmd prints when it cannot attach. */
+    @Test
+    void noAnswerGivesNothing() {
+        assertThat(ClassHistogram.liveBytes(
+                        "10884:\ncom.sun.tools.attach.AttachNotSupportedException: Unable to open socket file"))
+                .isEmpty();
+        assertThat(ClassHistogram.liveBytes("")).isEmpty();
+    }
+}
