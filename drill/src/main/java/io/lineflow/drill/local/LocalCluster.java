@@ -487,7 +487,7 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
         jvm.addAll(JDK17_OPENS);
         jvm.add("-Dlog.file=" + dir.resolve(name + ".log"));
         // Every collection with its pause and the heap before and after it, to read when a run
-        // grows or stalls (the soak's live-heap measures show as "Pause Full (Diagnostic Command)").
+        // grows or stalls (the soak's live-heap measures show as "Pause Full (Heap Inspection Initiated GC)").
         jvm.add("-Xlog:gc:file=" + dir.resolve(name + "-gc.log"));
         jvm.add("-Dlog4j.configurationFile="
                 + confDir.resolve("log4j.properties").toUri());
