@@ -281,18 +281,23 @@ final class KubernetesBackend implements Backend {
     }
 
     private long suspendAndResume() {
+        long began = System.currentTimeMillis();
         flink.setJobState(JobState.SUSPENDED);
         Await.orFail(
                 Duration.ofMinutes(3),
                 POLL,
                 "lifecycle SUSPENDED",
                 () -> flink.lifecycle().orElse(null) == ResourceLifecycleState.SUSPENDED);
-        log.accept("  suspended; resuming in " + holds.suspension().toSeconds() + " s");
+        log.accept("  suspended " + DrillReport.seconds(System.currentTimeMillis() - began)
+                + " after the patch; resuming in " + holds.suspension().toSeconds() + " s");
         Pause.sleep(holds.suspension().toMillis());
+        long resumed = System.currentTimeMillis();
         flink.setJobState(JobState.RUNNING);
-        return deployed(
+        long running = deployed(
                 "job.state running",
                 spec -> spec.getJob() != null && spec.getJob().getState() == JobState.RUNNING);
+        log.accept("  deployed and RUNNING " + DrillReport.seconds(running - resumed) + " after the resume patch");
+        return running;
     }
 
     /**
