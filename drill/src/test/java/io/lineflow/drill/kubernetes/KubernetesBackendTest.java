@@ -262,7 +262,11 @@ class KubernetesBackendTest {
         assertThat(kubectl.commands)
                 .as("the spec is patched through the API, not kubectl")
                 .isEmpty();
-        assertThat(log).containsExactly("  suspended; resuming in 0 s");
+        assertThat(log)
+                .as("how long each half took")
+                .satisfiesExactly(
+                        l -> assertThat(l).matches("  suspended \\d+\\.\\d s after the patch; resuming in 0 s"),
+                        l -> assertThat(l).matches("  deployed and RUNNING \\d+\\.\\d s after the resume patch"));
     }
 
     @Test
