@@ -107,12 +107,16 @@ public final class SoakVerdicts {
             detail.add(
                     String.format("%s %+.2f %% per 10 min of %s", e.getKey(), t.percentPer10Min(), human(t.level())));
         }
+        if (to - from < MIN_SPAN_MILLIS) {
+            // A few minutes are the JVMs' and RocksDB's warm-up: shown, not judged (a short run may
+            // even hold too few of the heap's 2-minute samples to draw a line).
+            return new Verdict(
+                    name + " (not judged: a span under 10 min is warm-up)",
+                    true,
+                    detail.isEmpty() ? "too few samples to draw a line " + span : String.join("; ", detail));
+        }
         if (judged == 0) {
             return new Verdict(name + " flat", false, "not judged: no series covers half of the span " + span);
-        }
-        if (to - from < MIN_SPAN_MILLIS) {
-            // A few minutes are the JVMs' and RocksDB's warm-up: shown, not judged.
-            return new Verdict(name + " (not judged: a span under 10 min is warm-up)", true, String.join("; ", detail));
         }
         return new Verdict(
                 name + " flat (≤ " + GROWTH_BOUND_PERCENT + " % of the level per 10 min " + span + ")",

@@ -60,4 +60,22 @@ class SoakVerdictsTest {
         assertThat(heap.passed()).isTrue();
         assertThat(heap.name()).contains("not judged");
     }
+
+    @Test
+    void aShortRunWithTooFewSamplesIsNotJudgedEither() {
+        // A 6-minute run judges its last 4 minutes; the heap is sampled every 2 minutes, so its
+        // samples in that span may cover less than half of it.
+        SoakOptions o = SoakOptions.parse(List.of("--duration", "6min", "--faults", "none"));
+        SoakRecord r = new SoakRecord(T0, o, 20, 100);
+        r.add(
+                SoakVerdicts.HEAP,
+                "bytes",
+                "taskmanager-1",
+                T0 + Duration.ofMinutes(5).toMillis(),
+                100e6);
+        SoakVerdicts.Verdict heap =
+                SoakVerdicts.judge(r, T0 + Duration.ofMinutes(6).toMillis()).get(1);
+        assertThat(heap.passed()).isTrue();
+        assertThat(heap.detail()).contains("too few samples");
+    }
 }
