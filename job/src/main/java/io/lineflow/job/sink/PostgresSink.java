@@ -1,5 +1,6 @@
 package io.lineflow.job.sink;
 
+import io.lineflow.job.ClassLoaderRelease;
 import io.lineflow.rules.event.PgText;
 import io.lineflow.rules.event.RejectedEvent;
 
@@ -12,19 +13,15 @@ import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
 import org.apache.flink.connector.jdbc.datasource.connections.SimpleJdbcConnectionProvider;
 import org.apache.flink.connector.jdbc.datasource.statements.JdbcQueryStatement;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.util.UserCodeClassLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.Serializable;
 import java.sql.Connection;
-import java.sql.Driver;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 
 /**
@@ -90,7 +87,7 @@ public final class PostgresSink<T> implements Sink<T> {
     @Override
     @SuppressWarnings("deprecation")
     public SinkWriter<T> createWriter(Sink.InitContext context) {
-        deregisterDriversOnRelease(context.getUserCodeClassLoader());
+        ClassLoaderRelease.registerOn(context.getUserCodeClassLoader());
         return new Writer(
                 context.getProcessingTimeService(),
                 context.metricGroup().counter("refusedRows"),
@@ -99,48 +96,11 @@ public final class PostgresSink<T> implements Sink<T> {
 
     @Override
     public SinkWriter<T> createWriter(WriterInitContext context) {
-        deregisterDriversOnRelease(context.getUserCodeClassLoader());
+        ClassLoaderRelease.registerOn(context.getUserCodeClassLoader());
         return new Writer(
                 context.getProcessingTimeService(),
                 context.metricGroup().counter("refusedRows"),
                 context.isObjectReuseEnabled() ? context.createInputSerializer() : null);
-    }
-
-    /**
-     * Deregisters the job's JDBC drivers when the TaskManager releases the job's classloader. The
-     * PostgreSQL driver registers itself with {@link DriverManager} (a JDK class) as its class is
-     * loaded from the job's jar, and nothing deregisters it: the JDK then holds the driver, its
-     * classloader and every class of the job after the job has left the TaskManager, a few MiB of
-     * heap and metaspace for every restart or upgrade that gives a TaskManager a new classloader
-     * (measured by the soak, docs/soak.md).
-     */
-    static void deregisterDriversOnRelease(UserCodeClassLoader loader) {
-        loader.registerReleaseHookIfAbsent("lineflow: deregister JDBC drivers", PostgresSink::deregisterOwnDrivers);
-    }
-
-    /**
-     * Deregisters the JDBC drivers loaded by the classloader this class came from, when that is a
-     * job's own classloader and not Flink's (where a driver lives as long as the JVM, and other
-     * jobs may use it). Returns how many it deregistered.
-     */
-    static int deregisterOwnDrivers() {
-        ClassLoader own = PostgresSink.class.getClassLoader();
-        if (own == Sink.class.getClassLoader()) {
-            return 0;
-        }
-        int deregistered = 0;
-        // DriverManager lists the drivers its caller's classloader can see: this class's.
-        for (Driver d : Collections.list(DriverManager.getDrivers())) {
-            if (d.getClass().getClassLoader() == own) {
-                try {
-                    DriverManager.deregisterDriver(d);
-                    deregistered++;
-                } catch (SQLException | SecurityException e) {
-                    LOG.warn("Could not deregister the JDBC driver {}: the job's classes stay loaded", d, e);
-                }
-            }
-        }
-        return deregistered;
     }
 
     /** One subtask's buffer and connection. */
