@@ -101,11 +101,13 @@ SOAK_RUN = cd drill && exec $(JAVA) -Ddrill.job.jar=../$(JOB_JAR) -Ddrill.work=t
 
 .PHONY: soak
 soak: ## Soak test (root: partitions use iptables): an hour on the local cluster at a steady rate, a fault every 5 min incl. kill -9 of PostgreSQL and the broker and network partitions; exact table, flat heap and checkpoints, recoveries in time (SOAK_ARGS=...); report drill/target/soak/soak.html.
+	scripts/test-tools.sh iptables:iptables
 	$(MVN) -q -pl job,drill -am -DskipTests package
 	$(SOAK_RUN) $(SOAK_ARGS)
 
 .PHONY: soak-smoke
 soak-smoke: ## The soak's short version: 5 minutes of input, a fault a minute (SOAK_SMOKE_ARGS); about 6 min with a warm build (measured, docs/soak.md).
+	scripts/test-tools.sh iptables:iptables
 	$(MVN) -q -pl job,drill -am -DskipTests package
 	$(SOAK_RUN) $(SOAK_SMOKE_ARGS)
 

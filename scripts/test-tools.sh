@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
-# Installs the Debian packages `make test` runs besides Java: promtool (package prometheus), which
-# checks and unit-tests the shipped alert rules, and shellcheck, which lints the project's shell
-# scripts. Prints nothing when they are already there;
+# Installs the Debian packages a make target runs besides Java, given as command:package pairs; by
+# default those of `make test`: promtool (package prometheus), which checks and unit-tests the
+# shipped alert rules, and shellcheck, which lints the project's shell scripts (`make soak` asks for
+# iptables, which makes its network partitions). Prints nothing when they are already there;
 # otherwise installs them with apt-get (root), or stops with what to install.
 #
-# Usage: scripts/test-tools.sh
+# Usage: scripts/test-tools.sh [command:package ...]
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+pairs=("$@")
+[[ ${#pairs[@]} -gt 0 ]] || pairs=(promtool:prometheus shellcheck:shellcheck)
 want=()
-for pair in promtool:prometheus shellcheck:shellcheck; do
+for pair in "${pairs[@]}"; do
   cmd="${pair%%:*}" pkg="${pair#*:}"
   command -v "$cmd" >/dev/null || want+=("$pkg")
 done
 [[ ${#want[@]} == 0 ]] && exit 0
 
-[[ "$(id -u)" == 0 ]] || die "missing ${want[*]}: run \`sudo apt-get install ${want[*]}\` (or make test-tools as root)"
+[[ "$(id -u)" == 0 ]] || die "missing ${want[*]}: run \`sudo apt-get install ${want[*]}\` (or the make target as root)"
 command -v apt-get >/dev/null || die "missing ${want[*]}, and there is no apt-get to install them (Debian/Ubuntu needed)"
 log "installing ${want[*]} with apt-get"
 # A fresh machine's package lists may be missing or old: update them only when the install fails.

@@ -174,13 +174,27 @@ public final class FlinkRest {
             if (s.path("status").path("id").asText().equals("COMPLETED")) {
                 JsonNode op = s.path("operation");
                 if (op.has("failure-cause")) {
-                    throw new IOException("stop-with-savepoint of " + jobId + " failed: " + op.path("failure-cause"));
+                    throw new IOException(
+                            "stop-with-savepoint of " + jobId + " failed: " + firstLine(op.path("failure-cause")));
                 }
                 return op.path("location").asText();
             }
             pause(Duration.ofMillis(250));
         }
         throw new IOException("stop-with-savepoint of " + jobId + " did not complete within " + wait);
+    }
+
+    /**
+     * What an operation's {@code failure-cause} says in one line: the first of its stack trace (the
+     * exception and its message, which for Flink's wrapped exceptions names the cause too), not the
+     * whole trace and the serialized exception the object also carries.
+     */
+    static String firstLine(JsonNode failureCause) {
+        String trace = failureCause.path("stack-trace").asText("");
+        return trace.lines()
+                .filter(l -> !l.isBlank())
+                .findFirst()
+                .orElse(failureCause.path("class").asText(failureCause.toString()));
     }
 
     /** {@code GET}: the answer's JSON; an HTTP error other than 200 is a {@link FlinkRestException}. */

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lineflow.testing.Await;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -177,6 +179,27 @@ class FlinkRestTest {
                                 .completed()
                         > 0);
         assertThat(rest.checkpointConfig(base, checkpointing.toHexString())).isPresent();
+    }
+
+    /** The shape of a failed stop-with-savepoint's {@code failure-cause}, as Flink 1.20 answered it in the soak. */
+    @Test
+    void aFailureCauseIsToldInOneLine() {
+        ObjectMapper json = new ObjectMapper();
+        String first =
+                "java.util.concurrent.CompletionException: org.apache.flink.runtime.checkpoint.CheckpointException:"
+                        + " Checkpoint triggering task Source (1/4) is not being executed at the moment.";
+        ObjectNode cause = json.createObjectNode()
+                .put("class", "java.util.concurrent.CompletionException")
+                .put(
+                        "stack-trace",
+                        first
+                                + "\n\tat java.base/java.util.concurrent.CompletableFuture.encodeRelay(CompletableFuture.java:368)"
+                                + "\nCaused by: org.apache.flink.runtime.checkpoint.CheckpointException: Checkpoint\n")
+                .put("serialized-throwable", "rO0ABXNyAClvcmcuYXBhY2hl");
+
+        assertThat(FlinkRest.firstLine(cause)).isEqualTo(first);
+        assertThat(FlinkRest.firstLine(json.createObjectNode().put("class", "java.io.IOException")))
+                .isEqualTo("java.io.IOException");
     }
 
     @Test

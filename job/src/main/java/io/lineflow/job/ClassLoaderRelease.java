@@ -23,7 +23,9 @@ import java.util.List;
  *
  * <ul>
  *   <li>The PostgreSQL driver packed in the job's jar registers itself with the JDK's {@link
- *       DriverManager}, and nothing deregisters it.
+ *       DriverManager}, and nothing deregisters it. The same holds in a JobManager that ran the
+ *       job's {@code main} for a submission through the REST API: its schema check loads the driver
+ *       in that submission's classloader.
  *   <li>Flink's own long-lived threads started while the job's task was running inherit the task
  *       thread's context classloader, which is the job's. The TaskManager's network client ("Flink
  *       Netty Client") starts its event-loop threads when the first task on it reads a remote
@@ -59,9 +61,9 @@ public final class ClassLoaderRelease {
     /**
      * Deregisters the JDBC drivers loaded by the job's own classloader, when the job has one (where
      * the driver is on Flink's classpath it lives as long as the JVM, and other jobs may use it).
-     * Returns how many it deregistered.
+     * Returns how many it deregistered. The job's {@code main} calls it once its schema check is done.
      */
-    static int deregisterOwnDrivers() {
+    public static int deregisterOwnDrivers() {
         ClassLoader own = ClassLoaderRelease.class.getClassLoader();
         if (own == flinks()) {
             return 0;
@@ -77,6 +79,9 @@ public final class ClassLoaderRelease {
                     LOG.warn("Could not deregister the JDBC driver {}: the job's classes stay loaded", d, e);
                 }
             }
+        }
+        if (deregistered > 0) {
+            LOG.info("Deregistered {} JDBC driver(s) loaded by the job's classloader", deregistered);
         }
         return deregistered;
     }

@@ -31,6 +31,9 @@ public final class LineflowJob {
         LOG.info("Starting lineflow with {}", JobConfig.describe(conf));
         if (conf.get(LineflowOptions.SCHEMA_CHECK)) {
             Schema.verify(conf);
+            // Where main runs in a JobManager (a job submitted through the REST API), the driver the
+            // check loaded would keep this submission's classloader there for good, one per upgrade.
+            ClassLoaderRelease.deregisterOwnDrivers();
         }
         configure(env, conf);
         attach(env, conf, kafkaSource(conf).build());

@@ -42,6 +42,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -73,6 +74,10 @@ public final class LocalSoak {
     private static final int SAMPLE_EVERY_LAGS = 5; // every 10 s
     /** The live heap of every Flink process every 12 samples (2 min): each measure is a full GC. */
     private static final int HEAP_EVERY_SAMPLES = 12;
+    /** The classloaders Flink makes for a job's jar, one per job and process that runs it. */
+    private static final Set<String> JOB_CLASSLOADERS = Set.of(
+            "org.apache.flink.util.ChildFirstClassLoader",
+            "org.apache.flink.util.FlinkUserCodeClassLoaders$ParentFirstClassLoader");
     /** How long a quiet-point check waits for the closed windows to be exact. */
     private static final Duration CHECK_WAIT = Duration.ofSeconds(90);
 
@@ -403,9 +408,12 @@ public final class LocalSoak {
                 if (!p.alive()) {
                     continue;
                 }
-                Long heap = measureHeap ? liveHeap(p) : null;
-                if (heap != null) {
-                    record.add(SoakVerdicts.HEAP, "bytes", p.name(), now, heap);
+                String histogram = measureHeap ? histogram(p) : null;
+                if (histogram != null) {
+                    ClassHistogram.liveBytes(histogram)
+                            .ifPresent(bytes -> record.add(SoakVerdicts.HEAP, "bytes", p.name(), now, bytes));
+                    ClassHistogram.instances(histogram, JOB_CLASSLOADERS)
+                            .ifPresent(n -> record.add(SoakVerdicts.LOADERS, "classloaders", p.name(), now, n));
                 }
                 Long rss = rss(p.pid());
                 if (rss != null) {
@@ -449,12 +457,12 @@ public final class LocalSoak {
         }
 
         /**
-         * The heap live in a JVM: {@code jcmd <pid> GC.class_histogram} collects the whole heap and
-         * counts what is left, a pause of a few tens of milliseconds. Its output stays in the work
-         * folder ({@code <process>-histogram.txt}, the latest per process) to show what a growing heap
-         * holds. Null when the JVM does not answer within 30 s.
+         * What is live in a JVM: {@code jcmd <pid> GC.class_histogram} collects the whole heap and
+         * counts what is left by class, a pause of a few tens of milliseconds. Its output stays in
+         * the work folder ({@code <process>-histogram.txt}, the latest per process) to show what a
+         * growing heap holds. Null when the JVM does not answer within 30 s.
          */
-        private Long liveHeap(LocalCluster.FlinkProcess p) {
+        private String histogram(LocalCluster.FlinkProcess p) {
             Path out = settings.work.resolve(p.name() + "-histogram.txt");
             try {
                 Process jcmd = new ProcessBuilder(
@@ -469,8 +477,7 @@ public final class LocalSoak {
                     jcmd.destroyForcibly();
                     return null;
                 }
-                var live = ClassHistogram.liveBytes(Files.readString(out));
-                return live.isPresent() ? live.getAsLong() : null;
+                return Files.readString(out);
             } catch (IOException e) {
                 return null;
             } catch (InterruptedException e) {

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * Network partitions on loopback: packets dropped, not refused, by iptables rules in a chain of
@@ -43,6 +44,11 @@ final class LoopbackPartitions implements AutoCloseable {
         if (!Files.exists(root.resolve("cgroup.procs"))) {
             throw new IllegalStateException("network partitions need a cgroup v2 hierarchy (neither "
                     + "/sys/fs/cgroup nor /sys/fs/cgroup/unified is one): iptables tells processes apart by it");
+        }
+        if (Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+                .noneMatch(dir -> !dir.isEmpty() && Files.isExecutable(Path.of(dir, "iptables")))) {
+            throw new IllegalStateException("network partitions need iptables, which is not on the PATH: install"
+                    + " the package iptables (`make soak` does when it is missing)");
         }
         LoopbackPartitions p = new LoopbackPartitions(root);
         try {

@@ -5,6 +5,7 @@ import io.lineflow.drill.core.TimeChart.Point;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The soak's verdict lines, judged on a {@link SoakRecord}: the table exact at every check, heap
@@ -19,6 +20,13 @@ public final class SoakVerdicts {
     public static final double GROWTH_BOUND_PERCENT = 1.0;
 
     public static final String HEAP = "heap live after a full GC";
+    public static final String LOADERS = "job classloaders live after a full GC";
+    /**
+     * How long after a fault a process may still hold the classloader the fault released: the
+     * PostgreSQL driver's cleanup thread keeps it until it has been idle for 30 s.
+     */
+    static final long RELEASE_MILLIS = 60_000;
+
     public static final String RSS = "resident set size (RSS)";
     public static final String CHECKPOINT_SIZE = "checkpoint size";
     public static final String CHECKPOINT_DURATION = "checkpoint duration";
@@ -85,7 +93,34 @@ public final class SoakVerdicts {
                                                         .max()
                                                         .orElse(0)))
                         : "not in time: " + String.join(", ", slow)));
+        out.add(released(r.charts().getOrDefault(LOADERS, Map.of()), r.struck()));
         return out;
+    }
+
+    /**
+     * Every classloader a process released is gone: at its last sample taken {@link
+     * #RELEASE_MILLIS} or more after the last fault, a process holds at most one job classloader
+     * (the running job's). A process whose last such sample is missing (replaced, or sampled too
+     * soon after the last fault) is not judged.
+     */
+    static Verdict released(Map<String, List<Point>> lines, List<SoakRecord.Struck> struck) {
+        long after = struck.stream().mapToLong(SoakRecord.Struck::at).max().orElse(Long.MIN_VALUE) + RELEASE_MILLIS;
+        List<String> detail = new ArrayList<>();
+        boolean passed = true;
+        for (Map.Entry<String, List<Point>> e : new TreeMap<>(lines).entrySet()) {
+            List<Point> late =
+                    e.getValue().stream().filter(p -> p.at() >= after).toList();
+            if (late.isEmpty()) {
+                continue;
+            }
+            long held = Math.round(late.get(late.size() - 1).value());
+            passed &= held <= 1;
+            detail.add(e.getKey() + " " + held);
+        }
+        String name = "released job classloaders collected (≤ 1 per JVM a minute after the last fault)";
+        return detail.isEmpty()
+                ? new Verdict(name + " (not judged)", true, "no sample a minute after the last fault")
+                : new Verdict(name, passed, String.join(", ", detail));
     }
 
     /**

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.Set;
+
 /** The live heap, as jcmd's class histogram counts it. */
 class ClassHistogramTest {
     /** The head and tail of what JDK 17's jcmd printed for a small JVM. */
@@ -13,6 +15,8 @@ class ClassHistogramTest {
             -------------------------------------------------------
                1:         13026         793768  [B (java.base@17.0.15)
                2:          3002         360856  java.lang.Class (java.base@17.0.15)
+             869:             2            208  org.apache.flink.util.ChildFirstClassLoader
+            1132:             1            104  org.apache.flink.util.FlinkUserCodeClassLoaders$ParentFirstClassLoader
              700:             1             16  sun.nio.fs.UnixFileAttributes$UnixAsBasicFileAttributes (java.base@17.0.15)
             Total         59338        2831616
             """;
@@ -27,6 +31,21 @@ class ClassHistogramTest {
     void aClassRowIsNotTheTotal() {
         assertThat(ClassHistogram.liveBytes(PRINTED.replace("Total         59338        2831616\n", "")))
                 .isEmpty();
+    }
+
+    /** The job classloaders alive: the rows of the classes asked for, summed; none where a class has no row. */
+    @Test
+    void countsTheInstancesOfTheClassesAskedFor() {
+        assertThat(ClassHistogram.instances(
+                        PRINTED,
+                        Set.of(
+                                "org.apache.flink.util.ChildFirstClassLoader",
+                                "org.apache.flink.util.FlinkUserCodeClassLoaders$ParentFirstClassLoader")))
+                .hasValue(3);
+        assertThat(ClassHistogram.instances(PRINTED, Set.of("java.lang.Class"))).hasValue(3002);
+        assertThat(ClassHistogram.instances(PRINTED, Set.of("java.lang.ClassLoader")))
+                .hasValue(0);
+        assertThat(ClassHistogram.instances("", Set.of("java.lang.Class"))).isEmpty();
     }
 
     /** What jcmd prints when it cannot attach. */

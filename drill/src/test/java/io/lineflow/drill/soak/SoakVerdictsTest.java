@@ -78,4 +78,32 @@ class SoakVerdictsTest {
         assertThat(heap.passed()).isTrue();
         assertThat(heap.detail()).contains("too few samples");
     }
+
+    /** The fault at 30 min released a classloader: gone by the last sample a minute later, or left behind. */
+    @Test
+    void aReleasedClassLoaderLeftBehindFails() {
+        SoakRecord kept = hour(0);
+        SoakRecord gone = hour(0);
+        for (int i = 0; i <= 30; i++) {
+            long t = T0 + i * 120_000L;
+            gone.add(SoakVerdicts.LOADERS, "classloaders", "taskmanager-1", t, i <= 15 ? 1 : i == 16 ? 2 : 1);
+            kept.add(SoakVerdicts.LOADERS, "classloaders", "taskmanager-1", t, i <= 15 ? 1 : 2);
+        }
+        SoakVerdicts.Verdict passes = SoakVerdicts.judge(gone, T0 + 3_600_000).get(4);
+        SoakVerdicts.Verdict fails = SoakVerdicts.judge(kept, T0 + 3_600_000).get(4);
+
+        assertThat(passes.passed()).as(passes.detail()).isTrue();
+        assertThat(fails.passed()).isFalse();
+        assertThat(fails.detail()).isEqualTo("taskmanager-1 2");
+    }
+
+    /** Right after the last fault the released classloader may still be alive: not judged then. */
+    @Test
+    void aSampleTooSoonAfterTheLastFaultIsNotJudged() {
+        SoakRecord r = hour(0);
+        r.add(SoakVerdicts.LOADERS, "classloaders", "taskmanager-1", T0 + 1_830_000, 2);
+        SoakVerdicts.Verdict v = SoakVerdicts.judge(r, T0 + 1_840_000).get(4);
+        assertThat(v.passed()).isTrue();
+        assertThat(v.name()).contains("not judged");
+    }
 }
