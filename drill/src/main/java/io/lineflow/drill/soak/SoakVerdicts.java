@@ -16,17 +16,17 @@ public final class SoakVerdicts {
     /** The shortest span a growth verdict is judged on; a shorter run shows its slopes only. */
     static final long MIN_SPAN_MILLIS = 600_000;
 
-    /** Growth allowed over the trend span, in % of the level per 10 minutes. */
-    public static final double GROWTH_BOUND_PERCENT = 1.0;
-
-    public static final String HEAP = "heap live after a full GC";
-    public static final String LOADERS = "job classloaders live after a full GC";
     /**
      * How long after a fault a process may still hold the classloader the fault released: the
      * PostgreSQL driver's cleanup thread keeps it until it has been idle for 30 s.
      */
     static final long RELEASE_MILLIS = 60_000;
 
+    /** Growth allowed over the trend span, in % of the level per 10 minutes. */
+    public static final double GROWTH_BOUND_PERCENT = 1.0;
+
+    public static final String HEAP = "heap live after a full GC";
+    public static final String LOADERS = "job classloaders live after a full GC";
     public static final String RSS = "resident set size (RSS)";
     public static final String CHECKPOINT_SIZE = "checkpoint size";
     public static final String CHECKPOINT_DURATION = "checkpoint duration";
