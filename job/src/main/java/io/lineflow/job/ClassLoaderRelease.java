@@ -58,16 +58,21 @@ public final class ClassLoaderRelease {
         return UserCodeClassLoader.class.getClassLoader();
     }
 
+    /** Whether the job's classes have a classloader of their own (not so on a MiniCluster). */
+    private static boolean jobHasOwnLoader() {
+        return ClassLoaderRelease.class.getClassLoader() != flinks();
+    }
+
     /**
      * Deregisters the JDBC drivers loaded by the job's own classloader, when the job has one (where
      * the driver is on Flink's classpath it lives as long as the JVM, and other jobs may use it).
      * Returns how many it deregistered. The job's {@code main} calls it once its schema check is done.
      */
     public static int deregisterOwnDrivers() {
-        ClassLoader own = ClassLoaderRelease.class.getClassLoader();
-        if (own == flinks()) {
+        if (!jobHasOwnLoader()) {
             return 0;
         }
+        ClassLoader own = ClassLoaderRelease.class.getClassLoader();
         int deregistered = 0;
         // DriverManager lists the drivers its caller's classloader can see: this class's.
         for (Driver d : Collections.list(DriverManager.getDrivers())) {
@@ -94,7 +99,7 @@ public final class ClassLoaderRelease {
      */
     static List<String> handBackContextClassLoaders() {
         List<String> names = new ArrayList<>();
-        if (ClassLoaderRelease.class.getClassLoader() == flinks()) {
+        if (!jobHasOwnLoader()) {
             return names;
         }
         for (Thread t : liveThreads()) {
