@@ -48,6 +48,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -78,6 +79,8 @@ public final class LocalSoak {
     private static final Set<String> JOB_CLASSLOADERS = Set.of(
             "org.apache.flink.util.ChildFirstClassLoader",
             "org.apache.flink.util.FlinkUserCodeClassLoaders$ParentFirstClassLoader");
+    /** How many of the classes that grew most the end of the soak names per JVM. */
+    private static final int GREW_SHOWN = 5;
     /** How long a quiet-point check waits for the closed windows to be exact. */
     private static final Duration CHECK_WAIT = Duration.ofSeconds(90);
 
@@ -222,6 +225,9 @@ public final class LocalSoak {
                             + result.extra + " extra, " + result.wrong + " wrong; rejected_events "
                             + result.rejectionsActual + "; " + observed.waited()
                             + (result.problems.isEmpty() ? "" : "; first: " + result.problems.get(0))));
+            sampler.shutdownNow();
+            sampler.awaitTermination(30, TimeUnit.SECONDS);
+            s.atEnd();
         } finally {
             stop.set(true);
             sampler.shutdownNow();
@@ -402,13 +408,58 @@ public final class LocalSoak {
             }
         }
 
+        /**
+         * The last measure of every live JVM, once the table is checked: its live heap and job
+         * classloaders go in the record (the verdicts judge the very end); what grew most since
+         * the first histogram in the growth verdicts' span is logged; and a JVM that holds more
+         * than one job classloader leaves a heap dump ({@code <process>.hprof}, live objects only)
+         * in the work folder, from which the holder can be found.
+         */
+        void atEnd() {
+            long now = System.currentTimeMillis();
+            for (LocalCluster.FlinkProcess p : cluster.flinkProcesses()) {
+                if (!p.alive()) {
+                    continue;
+                }
+                String histogram = histogram(p, now);
+                if (histogram == null) {
+                    continue;
+                }
+                ClassHistogram.liveBytes(histogram)
+                        .ifPresent(bytes -> record.add(SoakVerdicts.HEAP, "bytes", p.name(), now, bytes));
+                long loaders =
+                        ClassHistogram.instances(histogram, JOB_CLASSLOADERS).orElse(0);
+                record.add(SoakVerdicts.LOADERS, "classloaders", p.name(), now, loaders);
+                try {
+                    String first = Files.readString(firstHistogram(p));
+                    List<ClassHistogram.Growth> grew = ClassHistogram.growth(first, histogram, GREW_SHOWN);
+                    log(p.name() + " grew most in: "
+                            + (grew.isEmpty()
+                                    ? "nothing"
+                                    : grew.stream()
+                                            .map(g -> g.className() + " " + SoakVerdicts.human(g.bytes()) + " ("
+                                                    + (g.instances() >= 0 ? "+" : "") + g.instances() + ")")
+                                            .collect(Collectors.joining(", "))));
+                } catch (IOException e) {
+                    // no histogram of it in the span: it started later
+                }
+                if (loaders > 1) {
+                    Path dump = settings.work.resolve(p.name() + ".hprof").toAbsolutePath();
+                    String answer =
+                            jcmd(p, dump.resolveSibling(p.name() + "-heap-dump.txt"), "GC.heap_dump", dump.toString());
+                    log(p.name() + " holds " + loaders + " job classloaders: "
+                            + (Files.isRegularFile(dump) ? "heap dump " + dump : "no heap dump (" + answer + ")"));
+                }
+            }
+        }
+
         private void sample(long now) {
             boolean measureHeap = samples++ % HEAP_EVERY_SAMPLES == 0;
             for (LocalCluster.FlinkProcess p : cluster.flinkProcesses()) {
                 if (!p.alive()) {
                     continue;
                 }
-                String histogram = measureHeap ? histogram(p) : null;
+                String histogram = measureHeap ? histogram(p, now) : null;
                 if (histogram != null) {
                     ClassHistogram.liveBytes(histogram)
                             .ifPresent(bytes -> record.add(SoakVerdicts.HEAP, "bytes", p.name(), now, bytes));
@@ -459,17 +510,37 @@ public final class LocalSoak {
         /**
          * What is live in a JVM: {@code jcmd <pid> GC.class_histogram} collects the whole heap and
          * counts what is left by class, a pause of a few tens of milliseconds. Its output stays in
-         * the work folder ({@code <process>-histogram.txt}, the latest per process) to show what a
-         * growing heap holds. Null when the JVM does not answer within 30 s.
+         * the work folder to show what a growing heap holds: the latest per process ({@code
+         * <process>-histogram.txt}) and the first in the growth verdicts' span ({@code
+         * <process>-histogram-first.txt}). Null when the JVM does not answer within 30 s.
          */
-        private String histogram(LocalCluster.FlinkProcess p) {
+        private String histogram(LocalCluster.FlinkProcess p, long now) {
             Path out = settings.work.resolve(p.name() + "-histogram.txt");
+            String histogram = jcmd(p, out, "GC.class_histogram");
+            if (histogram != null
+                    && ClassHistogram.liveBytes(histogram).isPresent()
+                    && now >= t0 + options.duration().minus(options.trendSpan()).toMillis()
+                    && !Files.exists(firstHistogram(p))) {
+                try {
+                    Files.copy(out, firstHistogram(p));
+                } catch (IOException e) {
+                    // no growth list for this process
+                }
+            }
+            return histogram;
+        }
+
+        private Path firstHistogram(LocalCluster.FlinkProcess p) {
+            return settings.work.resolve(p.name() + "-histogram-first.txt");
+        }
+
+        /** Runs {@code jcmd <pid> <command...>} into a file and returns what it printed; null when it took over 30 s. */
+        private String jcmd(LocalCluster.FlinkProcess p, Path out, String... command) {
+            List<String> line = new ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(), String.valueOf(p.pid())));
+            line.addAll(List.of(command));
             try {
-                Process jcmd = new ProcessBuilder(
-                                Path.of(System.getProperty("java.home"), "bin", "jcmd")
-                                        .toString(),
-                                String.valueOf(p.pid()),
-                                "GC.class_histogram")
+                Process jcmd = new ProcessBuilder(line)
                         .redirectErrorStream(true)
                         .redirectOutput(out.toFile())
                         .start();

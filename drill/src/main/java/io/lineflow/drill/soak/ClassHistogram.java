@@ -1,5 +1,10 @@
 package io.lineflow.drill.soak;
 
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -17,7 +22,10 @@ public final class ClassHistogram {
 
     /** {@code    869:             2            208  org.apache.flink.util.ChildFirstClassLoader}: rank, instances, bytes, name. */
     private static final Pattern ROW =
-            Pattern.compile("(?m)^\\s*\\d+:\\s+(\\d+)\\s+\\d+\\s+(\\S+)(?:\\s+\\(.*\\))?\\s*$");
+            Pattern.compile("(?m)^\\s*\\d+:\\s+(\\d+)\\s+(\\d+)\\s+(\\S+)(?:\\s+\\(.*\\))?\\s*$");
+
+    /** What a class's instances grew by between two histograms of one JVM: bytes, and instances (may be fewer). */
+    public record Growth(String className, long bytes, long instances) {}
 
     private ClassHistogram() {}
 
@@ -35,13 +43,42 @@ public final class ClassHistogram {
         if (liveBytes(output).isEmpty()) {
             return OptionalLong.empty();
         }
-        long n = 0;
+        Map<String, long[]> rows = rows(output);
+        return OptionalLong.of(classNames.stream()
+                .mapToLong(c -> rows.getOrDefault(c, new long[2])[0])
+                .sum());
+    }
+
+    /**
+     * The classes whose live bytes grew the most from one histogram of a JVM to a later one, the
+     * largest growth first, at most {@code top} of them; a class absent from a histogram has none
+     * there. Empty when either output has no total.
+     */
+    public static List<Growth> growth(String before, String after, int top) {
+        if (liveBytes(before).isEmpty() || liveBytes(after).isEmpty()) {
+            return List.of();
+        }
+        Map<String, long[]> was = rows(before);
+        List<Growth> out = new ArrayList<>();
+        rows(after).forEach((name, now) -> {
+            long[] then = was.getOrDefault(name, new long[2]);
+            if (now[1] > then[1]) {
+                out.add(new Growth(name, now[1] - then[1], now[0] - then[0]));
+            }
+        });
+        out.sort(Comparator.comparingLong(Growth::bytes).reversed());
+        return List.copyOf(out.subList(0, Math.min(top, out.size())));
+    }
+
+    /** Class name to {instances, bytes}; one row per class (jcmd prints a class once per loader, summed here). */
+    private static Map<String, long[]> rows(String output) {
+        Map<String, long[]> rows = new HashMap<>();
         Matcher m = ROW.matcher(output);
         while (m.find()) {
-            if (classNames.contains(m.group(2))) {
-                n += Long.parseLong(m.group(1));
-            }
+            long[] r = rows.computeIfAbsent(m.group(3), k -> new long[2]);
+            r[0] += Long.parseLong(m.group(1));
+            r[1] += Long.parseLong(m.group(2));
         }
-        return OptionalLong.of(n);
+        return rows;
     }
 }

@@ -159,7 +159,7 @@ public final class SoakVerdicts {
                 String.join("; ", detail));
     }
 
-    static String human(double v) {
+    public static String human(double v) {
         double a = Math.abs(v);
         if (a >= 1 << 30) {
             return String.format("%.2f GiB", v / (1 << 30));

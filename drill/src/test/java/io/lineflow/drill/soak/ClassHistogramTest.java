@@ -56,4 +56,27 @@ class ClassHistogramTest {
                 .isEmpty();
         assertThat(ClassHistogram.liveBytes("")).isEmpty();
     }
+
+    /** What grew between two histograms: the largest growth first, new classes included, shrunk ones left out. */
+    @Test
+    void growthIsTheClassesThatGrewTheMost() {
+        String later = """
+                10884:
+                 num     #instances         #bytes  class name (module)
+                -------------------------------------------------------
+                   1:         13000         893768  [B (java.base@17.0.15)
+                   2:          2990         350000  java.lang.Class (java.base@17.0.15)
+                 869:             3            312  org.apache.flink.util.ChildFirstClassLoader
+                 870:            10            400  io.lineflow.Leak
+                Total         59338        2831616
+                """;
+        assertThat(ClassHistogram.growth(PRINTED, later, 5))
+                .containsExactly(
+                        new ClassHistogram.Growth("[B", 100_000, -26),
+                        new ClassHistogram.Growth("io.lineflow.Leak", 400, 10),
+                        new ClassHistogram.Growth("org.apache.flink.util.ChildFirstClassLoader", 104, 1));
+        assertThat(ClassHistogram.growth(PRINTED, later, 1)).hasSize(1);
+        assertThat(ClassHistogram.growth(PRINTED, PRINTED, 5)).isEmpty();
+        assertThat(ClassHistogram.growth("", later, 5)).isEmpty();
+    }
 }
