@@ -79,6 +79,8 @@ public final class LocalSoak {
     private static final Set<String> JOB_CLASSLOADERS = Set.of(
             "org.apache.flink.util.ChildFirstClassLoader",
             "org.apache.flink.util.FlinkUserCodeClassLoaders$ParentFirstClassLoader");
+    /** How long the end waits for a JVM's threads to leave the compiled code it set aside. */
+    private static final Duration DISCARD_WAIT = Duration.ofSeconds(30);
     /** How many of the classes that grew most the end of the soak names per JVM. */
     private static final int GREW_SHOWN = 5;
     /** How long a quiet-point check waits for the closed windows to be exact. */
@@ -411,9 +413,11 @@ public final class LocalSoak {
         /**
          * The last measure of every live JVM, once the table is checked: its live heap and job
          * classloaders go in the record (the verdicts judge the very end); what grew most since
-         * the first histogram in the growth verdicts' span is logged; and a JVM that holds more
-         * than one job classloader leaves a heap dump ({@code <process>.hprof}, live objects only)
-         * in the work folder, from which the holder can be found.
+         * the first histogram in the growth verdicts' span is logged. A JVM that holds more than
+         * one job classloader is asked to set its compiled code aside and counted again (the
+         * verdict judges that count: {@link CompiledCode} says why); if it still holds more than
+         * one, it leaves a heap dump ({@code <process>.hprof}, live objects only) in the work
+         * folder, from which the holder can be found.
          */
         void atEnd() {
             long now = System.currentTimeMillis();
@@ -444,6 +448,13 @@ public final class LocalSoak {
                     // no histogram of it in the span: it started later
                 }
                 if (loaders > 1) {
+                    long held = loaders;
+                    loaders = afterDiscardingCompiledCode(p, loaders);
+                    record.add(SoakVerdicts.LOADERS, "classloaders", p.name(), System.currentTimeMillis(), loaders);
+                    log(p.name() + " held " + held + " job classloaders; " + loaders
+                            + " once its compiled code was set aside");
+                }
+                if (loaders > 1) {
                     Path dump = settings.work.resolve(p.name() + ".hprof").toAbsolutePath();
                     String answer =
                             jcmd(p, dump.resolveSibling(p.name() + "-heap-dump.txt"), "GC.heap_dump", dump.toString());
@@ -451,6 +462,29 @@ public final class LocalSoak {
                             + (Files.isRegularFile(dump) ? "heap dump " + dump : "no heap dump (" + answer + ")"));
                 }
             }
+        }
+
+        /**
+         * The job classloaders a JVM holds once its JIT-compiled code is set aside ({@link
+         * CompiledCode}): the compiled frames on its threads' stacks are deoptimized as each thread
+         * returns to them, so the count is polled for up to {@link #DISCARD_WAIT}.
+         */
+        private long afterDiscardingCompiledCode(LocalCluster.FlinkProcess p, long held) {
+            try {
+                CompiledCode.discard(p.pid(), settings.work);
+            } catch (IOException e) {
+                log(p.name() + ": " + e.getMessage());
+                return held;
+            }
+            long[] now = {held};
+            Await.until(DISCARD_WAIT, Duration.ofSeconds(5), () -> {
+                String h = histogram(p, System.currentTimeMillis());
+                if (h != null) {
+                    now[0] = ClassHistogram.instances(h, JOB_CLASSLOADERS).orElse(now[0]);
+                }
+                return now[0] <= 1;
+            });
+            return now[0];
         }
 
         private void sample(long now) {
