@@ -30,15 +30,30 @@ import java.util.jar.Manifest;
 public final class CompiledCode {
     static final String AGENT_JAR = "lineflow-discard-compiled-code.jar";
 
+    /**
+     * Flink's task loop: a task thread runs {@code runMailboxLoop} from the task's start to its
+     * end, and its compiled code inlines the job's operators. Redefining the class sets that code
+     * aside on every discard, not only on the first (see {@link DiscardCompiledCode}).
+     */
+    static final String TASK_LOOP = "org.apache.flink.streaming.runtime.tasks.mailbox.MailboxProcessor";
+
     private CompiledCode() {}
 
-    /** Makes the JVM {@code pid} set its compiled code aside; returns once the agent has run. */
+    /**
+     * Makes the JVM {@code pid} set its compiled code aside: all of it the first time, the task
+     * loop's and what inlined it every time; returns once the agent has run.
+     */
     public static void discard(long pid, Path work) throws IOException {
+        discard(pid, work, TASK_LOOP);
+    }
+
+    /** Makes the JVM {@code pid} set aside all its compiled code the first time, that of {@code classNames} (a comma list) and what inlined it every time. */
+    static void discard(long pid, Path work, String classNames) throws IOException {
         Path jar = agentJar(work);
         try {
             VirtualMachine vm = VirtualMachine.attach(String.valueOf(pid));
             try {
-                vm.loadAgent(jar.toAbsolutePath().toString());
+                vm.loadAgent(jar.toAbsolutePath().toString(), classNames);
             } finally {
                 vm.detach();
             }

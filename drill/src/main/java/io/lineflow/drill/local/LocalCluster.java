@@ -71,6 +71,8 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
     private final Map<String, Integer> rpcPorts = new LinkedHashMap<>();
     /** Set by {@link #enablePartitions()}: TaskManagers then start in cgroups of their own. */
     private LoopbackPartitions partitions;
+    /** Set by {@link #keepFinishedJobs}: how long a JobManager keeps a job that has ended; Flink's hour when null. */
+    private Duration finishedJobsKept;
 
     /** With Kubernetes HA: the namespace and a kubeconfig for the Flink ServiceAccount; else null. */
     private final String haNamespace;
@@ -217,6 +219,15 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
      */
     void enablePartitions() {
         partitions = LoopbackPartitions.create();
+    }
+
+    /**
+     * How long the JobManagers keep a job that has ended, its archived execution graph and (in the
+     * REST API's metric store) its metrics: {@code jobstore.expiration-time}, an hour by default.
+     * Call before {@link #startFlink()}.
+     */
+    void keepFinishedJobs(Duration kept) {
+        finishedJobsKept = kept;
     }
 
     @Override
@@ -414,6 +425,9 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
         c.put("web.upload.dir", mkdirs(dir.resolve("uploads")).toString());
         c.put("web.tmpdir", mkdirs(dir.resolve("web")).toString());
         c.put("env.java.opts.all", String.join(" ", JDK17_OPENS));
+        if (finishedJobsKept != null) {
+            c.put("jobstore.expiration-time", String.valueOf(finishedJobsKept.toSeconds()));
+        }
         return Configuration.fromMap(c);
     }
 

@@ -19,41 +19,86 @@ class CompiledCodeTest {
     /** {@code Compiler.codelist}'s state column: 0 is a compiled method in use. */
     private static final String IN_USE = "0";
 
+    /** The first discard in a JVM sets aside every compiled method in use. */
     @Test
-    void everyCompiledMethodInUseIsSetAside(@TempDir Path work) throws Exception {
-        Process jvm = new ProcessBuilder(
+    void theFirstDiscardSetsEveryCompiledMethodAside(@TempDir Path work) throws Exception {
+        Process jvm = hotLoop();
+        try {
+            long pid = jvm.pid();
+            awaitLoopCompiled(pid);
+            Map<String, String> before = inUse(pid);
+
+            CompiledCode.discard(pid, work, "");
+
+            assertThat(inUse(pid).keySet())
+                    .as("compiled methods still in use after the discard (compile ids)")
+                    .doesNotContainAnyElementsOf(before.keySet());
+            assertThat(work.resolve(CompiledCode.AGENT_JAR)).isRegularFile();
+        } finally {
+            stop(jvm);
+        }
+    }
+
+    /**
+     * Every later discard sets aside the compiled code of the classes it names (the soak names
+     * Flink's task loop); one that names none leaves the loop compiled: the control.
+     */
+    @Test
+    void laterDiscardsSetTheNamedClassesCodeAside(@TempDir Path work) throws Exception {
+        Process jvm = hotLoop();
+        try {
+            long pid = jvm.pid();
+            awaitLoopCompiled(pid);
+            CompiledCode.discard(pid, work, "");
+            awaitLoopCompiled(pid);
+
+            Map<String, String> loop = loopInUse(pid);
+            CompiledCode.discard(pid, work, "");
+            assertThat(inUse(pid)).as("a discard that names no class").containsAllEntriesOf(loop);
+
+            CompiledCode.discard(pid, work, HotLoop.class.getName());
+            assertThat(inUse(pid).keySet())
+                    .as("the loop's compiled code after a discard that names it")
+                    .doesNotContainAnyElementsOf(loop.keySet());
+        } finally {
+            stop(jvm);
+        }
+    }
+
+    private static Process hotLoop() throws IOException {
+        return new ProcessBuilder(
                         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-cp",
                         System.getProperty("java.class.path"),
                         HotLoop.class.getName())
                 .redirectErrorStream(true)
                 .start();
-        try {
-            long pid = jvm.pid();
-            Await.orFail(
-                    Duration.ofSeconds(60),
-                    Duration.ofMillis(200),
-                    "HotLoop.main compiled in JVM " + pid,
-                    () -> inUse(pid).values().stream().anyMatch(m -> m.startsWith(HotLoop.class.getName() + ".main")));
-            Map<String, String> before = inUse(pid);
+    }
 
-            CompiledCode.discard(pid, work);
+    private static void awaitLoopCompiled(long pid) {
+        Await.orFail(
+                Duration.ofSeconds(60),
+                Duration.ofMillis(200),
+                "HotLoop.main compiled by C2 and in use in JVM " + pid,
+                () -> !loopInUse(pid).isEmpty());
+    }
 
-            Map<String, String> after = inUse(pid);
-            assertThat(after.keySet())
-                    .as("compiled methods still in use after the discard (id → method)")
-                    .doesNotContainAnyElementsOf(before.keySet());
-            assertThat(work.resolve(CompiledCode.AGENT_JAR)).isRegularFile();
-        } finally {
-            jvm.getOutputStream().write('\n');
-            jvm.getOutputStream().flush();
-            if (!jvm.waitFor(10, TimeUnit.SECONDS)) {
-                jvm.destroyForcibly();
-            }
+    /** HotLoop.main compiled by C2 (tier 4, which nothing replaces on its own) and in use. */
+    private static Map<String, String> loopInUse(long pid) {
+        return inUse(pid).entrySet().stream()
+                .filter(e -> e.getValue().startsWith("4 " + HotLoop.class.getName() + ".main("))
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+    }
+
+    private static void stop(Process jvm) throws IOException, InterruptedException {
+        jvm.getOutputStream().write('\n');
+        jvm.getOutputStream().flush();
+        if (!jvm.waitFor(10, TimeUnit.SECONDS)) {
+            jvm.destroyForcibly();
         }
     }
 
-    /** The compiled methods in use in a JVM: compile id → method, from {@code jcmd <pid> Compiler.codelist}. */
+    /** The compiled methods in use in a JVM: compile id → tier and method, from {@code jcmd <pid> Compiler.codelist}. */
     private static Map<String, String> inUse(long pid) {
         try {
             Process jcmd = new ProcessBuilder(
@@ -69,7 +114,7 @@ class CompiledCodeTest {
             return out.lines()
                     .map(l -> l.trim().split("\\s+"))
                     .filter(f -> f.length >= 4 && f[0].matches("\\d+") && f[2].equals(IN_USE))
-                    .collect(Collectors.toMap(f -> f[0], f -> f[3], (a, b) -> a));
+                    .collect(Collectors.toMap(f -> f[0], f -> f[1] + " " + f[3], (a, b) -> a));
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         } catch (InterruptedException e) {
