@@ -42,6 +42,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -569,7 +570,14 @@ public final class LocalSoak {
          */
         private String histogram(LocalCluster.FlinkProcess p, long now) {
             Path out = settings.work.resolve(p.name() + "-histogram.txt");
+            OptionalLong before = fullCollections(p);
             String histogram = jcmd(p, out, "GC.class_histogram");
+            if (histogram != null
+                    && before.isPresent()
+                    && fullCollections(p).orElse(Long.MAX_VALUE) <= before.getAsLong()) {
+                // Its full collection was skipped (ClassHistogram.fullCollections): garbage counted.
+                return null;
+            }
             if (histogram != null
                     && ClassHistogram.liveBytes(histogram).isPresent()
                     && now >= t0 + options.duration().minus(options.trendSpan()).toMillis()
@@ -581,6 +589,26 @@ public final class LocalSoak {
                 }
             }
             return histogram;
+        }
+
+        /** How many full collections the JVM has made ({@code jstat -gc}); empty when it does not answer. */
+        private OptionalLong fullCollections(LocalCluster.FlinkProcess p) {
+            try {
+                Process jstat = new ProcessBuilder(
+                                Path.of(System.getProperty("java.home"), "bin", "jstat")
+                                        .toString(),
+                                "-gc",
+                                String.valueOf(p.pid()))
+                        .redirectErrorStream(true)
+                        .start();
+                String out = new String(jstat.getInputStream().readAllBytes());
+                return jstat.waitFor(30, TimeUnit.SECONDS) ? ClassHistogram.fullCollections(out) : OptionalLong.empty();
+            } catch (IOException e) {
+                return OptionalLong.empty();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return OptionalLong.empty();
+            }
         }
 
         private Path firstHistogram(LocalCluster.FlinkProcess p) {

@@ -81,4 +81,31 @@ public final class ClassHistogram {
         }
         return rows;
     }
+
+    /**
+     * How many full collections a JVM has made, from what {@code jstat -gc <pid>} prints (its
+     * {@code FGC} column); empty when the output has no such column. A histogram is exact only
+     * when its own full collection ran: HotSpot skips it while a thread holds the GC locker (JNI
+     * code in a critical region, as RocksDB's during a savepoint), logs "GC locker is held;
+     * pre-dump GC was skipped" and counts the garbage too; the count of full collections, taken
+     * before and after, tells.
+     */
+    public static OptionalLong fullCollections(String jstatGc) {
+        List<String> lines =
+                jstatGc.lines().map(String::trim).filter(l -> !l.isEmpty()).toList();
+        if (lines.size() < 2) {
+            return OptionalLong.empty();
+        }
+        List<String> header = List.of(lines.get(0).split("\\s+"));
+        String[] values = lines.get(1).split("\\s+");
+        int i = header.indexOf("FGC");
+        if (i < 0 || i >= values.length) {
+            return OptionalLong.empty();
+        }
+        try {
+            return OptionalLong.of(Long.parseLong(values[i]));
+        } catch (NumberFormatException e) {
+            return OptionalLong.empty();
+        }
+    }
 }

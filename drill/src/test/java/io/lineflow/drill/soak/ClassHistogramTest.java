@@ -79,4 +79,16 @@ class ClassHistogramTest {
         assertThat(ClassHistogram.growth(PRINTED, PRINTED, 5)).isEmpty();
         assertThat(ClassHistogram.growth("", later, 5)).isEmpty();
     }
+
+    /** jstat's count of full collections, which tells whether a histogram's own collection ran. */
+    @Test
+    void readsTheFullCollectionsJstatCounts() {
+        String printed = """
+                    S0C         S1C         S0U         S1U          EC           EU           OC           OU          MC         MU       CCSC      CCSU     YGC     YGCT     FGC    FGCT     CGC    CGCT       GCT
+                        0.0         0.0         0.0         0.0       8192.0          0.0      32768.0       4109.3      320.0       74.1     128.0       3.3      4     0.031    17     0.020     0     0.000     0.051
+                """;
+        assertThat(ClassHistogram.fullCollections(printed)).hasValue(17);
+        assertThat(ClassHistogram.fullCollections("12345 not found")).isEmpty();
+        assertThat(ClassHistogram.fullCollections("")).isEmpty();
+    }
 }
