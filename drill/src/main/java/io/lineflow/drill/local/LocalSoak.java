@@ -464,8 +464,12 @@ public final class LocalSoak {
                 }
                 if (loaders > 1) {
                     Path dump = settings.work.resolve(p.name() + ".hprof").toAbsolutePath();
-                    String answer =
-                            jcmd(p, dump.resolveSibling(p.name() + "-heap-dump.txt"), "GC.heap_dump", dump.toString());
+                    String answer = jdkTool(
+                            dump.resolveSibling(p.name() + "-heap-dump.txt"),
+                            "jcmd",
+                            pid(p),
+                            "GC.heap_dump",
+                            dump.toString());
                     log(p.name() + " holds " + loaders + " job classloaders: "
                             + (Files.isRegularFile(dump) ? "heap dump " + dump : "no heap dump (" + answer + ")"));
                 }
@@ -571,7 +575,7 @@ public final class LocalSoak {
         private String histogram(LocalCluster.FlinkProcess p, long now) {
             Path out = settings.work.resolve(p.name() + "-histogram.txt");
             OptionalLong before = fullCollections(p);
-            String histogram = jcmd(p, out, "GC.class_histogram");
+            String histogram = jdkTool(out, "jcmd", pid(p), "GC.class_histogram");
             if (histogram != null
                     && before.isPresent()
                     && fullCollections(p).orElse(Long.MAX_VALUE) <= before.getAsLong()) {
@@ -593,40 +597,30 @@ public final class LocalSoak {
 
         /** How many full collections the JVM has made ({@code jstat -gc}); empty when it does not answer. */
         private OptionalLong fullCollections(LocalCluster.FlinkProcess p) {
-            try {
-                Process jstat = new ProcessBuilder(
-                                Path.of(System.getProperty("java.home"), "bin", "jstat")
-                                        .toString(),
-                                "-gc",
-                                String.valueOf(p.pid()))
-                        .redirectErrorStream(true)
-                        .start();
-                String out = new String(jstat.getInputStream().readAllBytes());
-                return jstat.waitFor(30, TimeUnit.SECONDS) ? ClassHistogram.fullCollections(out) : OptionalLong.empty();
-            } catch (IOException e) {
-                return OptionalLong.empty();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return OptionalLong.empty();
-            }
+            String out = jdkTool(settings.work.resolve(p.name() + "-jstat.txt"), "jstat", "-gc", pid(p));
+            return out == null ? OptionalLong.empty() : ClassHistogram.fullCollections(out);
         }
 
         private Path firstHistogram(LocalCluster.FlinkProcess p) {
             return settings.work.resolve(p.name() + "-histogram-first.txt");
         }
 
-        /** Runs {@code jcmd <pid> <command...>} into a file and returns what it printed; null when it took over 30 s. */
-        private String jcmd(LocalCluster.FlinkProcess p, Path out, String... command) {
+        private static String pid(LocalCluster.FlinkProcess p) {
+            return String.valueOf(p.pid());
+        }
+
+        /** Runs a JDK tool ({@code jcmd}, {@code jstat}) into a file and returns what it printed; null when it took over 30 s. */
+        private String jdkTool(Path out, String tool, String... args) {
             List<String> line = new ArrayList<>(List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(), String.valueOf(p.pid())));
-            line.addAll(List.of(command));
+                    Path.of(System.getProperty("java.home"), "bin", tool).toString()));
+            line.addAll(List.of(args));
             try {
-                Process jcmd = new ProcessBuilder(line)
+                Process run = new ProcessBuilder(line)
                         .redirectErrorStream(true)
                         .redirectOutput(out.toFile())
                         .start();
-                if (!jcmd.waitFor(30, TimeUnit.SECONDS)) {
-                    jcmd.destroyForcibly();
+                if (!run.waitFor(30, TimeUnit.SECONDS)) {
+                    run.destroyForcibly();
                     return null;
                 }
                 return Files.readString(out);

@@ -22,10 +22,7 @@ class CompiledCodeTest {
     /** The first discard in a JVM sets aside every compiled method in use. */
     @Test
     void theFirstDiscardSetsEveryCompiledMethodAside(@TempDir Path work) throws Exception {
-        Process jvm = hotLoop();
-        try {
-            long pid = jvm.pid();
-            awaitLoopCompiled(pid);
+        onCompiledHotLoop(pid -> {
             Map<String, String> before = inUse(pid);
 
             CompiledCode.discard(pid, work, "");
@@ -34,9 +31,7 @@ class CompiledCodeTest {
                     .as("compiled methods still in use after the discard (compile ids)")
                     .doesNotContainAnyElementsOf(before.keySet());
             assertThat(work.resolve(CompiledCode.AGENT_JAR)).isRegularFile();
-        } finally {
-            stop(jvm);
-        }
+        });
     }
 
     /**
@@ -45,10 +40,7 @@ class CompiledCodeTest {
      */
     @Test
     void laterDiscardsSetTheNamedClassesCodeAside(@TempDir Path work) throws Exception {
-        Process jvm = hotLoop();
-        try {
-            long pid = jvm.pid();
-            awaitLoopCompiled(pid);
+        onCompiledHotLoop(pid -> {
             CompiledCode.discard(pid, work, "");
             awaitLoopCompiled(pid);
 
@@ -60,19 +52,28 @@ class CompiledCodeTest {
             assertThat(inUse(pid).keySet())
                     .as("the loop's compiled code after a discard that names it")
                     .doesNotContainAnyElementsOf(loop.keySet());
-        } finally {
-            stop(jvm);
-        }
+        });
     }
 
-    private static Process hotLoop() throws IOException {
-        return new ProcessBuilder(
+    private interface OnPid {
+        void run(long pid) throws Exception;
+    }
+
+    /** Runs {@code body} on a JVM running {@link HotLoop} once its loop is compiled, and stops the JVM. */
+    private static void onCompiledHotLoop(OnPid body) throws Exception {
+        Process jvm = new ProcessBuilder(
                         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-cp",
                         System.getProperty("java.class.path"),
                         HotLoop.class.getName())
                 .redirectErrorStream(true)
                 .start();
+        try {
+            awaitLoopCompiled(jvm.pid());
+            body.run(jvm.pid());
+        } finally {
+            stop(jvm);
+        }
     }
 
     private static void awaitLoopCompiled(long pid) {
