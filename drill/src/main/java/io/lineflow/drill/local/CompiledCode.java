@@ -20,40 +20,33 @@ import java.util.jar.Manifest;
  * DiscardCompiledCode}), through the JDK's attach API: the agent jar is written once into the work
  * folder from the drill's own class.
  *
- * <p>Why the soak needs it: a method compiled while one job ran may have inlined that job's classes
- * (a task's processing loop inlines the operators it calls), and while a frame of that compiled
- * method is on a thread's stack the JVM keeps those classes, and their classloader, alive. The
- * task threads of the next job run the same compiled loop, so a TaskManager can keep the previous
- * job's classloader until the loop is compiled again. That is the JIT's, bounded and not a leak; a
- * classloader that is still there once the compiled code is gone is held by a reference.
+ * <p>Why the soak needs it: Flink's loops that stay on a thread's stack for as long as a task
+ * runs and call the job's code (the task's mailbox loop, {@code MailboxProcessor.runMailboxLoop};
+ * the Kafka source's fetcher loop, {@code SplitFetcher.run}; both in Flink's lib, shared by every
+ * job) are compiled while one job runs and inline or guard on that job's classes. The next job's
+ * threads run the same compiled loops; where the guard fails the loop is compiled again from a
+ * profile that names both jobs' classes. While a frame of such code is on a stack the JVM keeps
+ * those classes and their classloader alive, so a TaskManager can keep the previous job's
+ * classloader for as long as the next job runs. That is the JIT's, bounded (a call site's profile
+ * names at most two classes) and not a leak; a classloader still there once the compiled code is
+ * set aside is held by a reference.
  */
 public final class CompiledCode {
     static final String AGENT_JAR = "lineflow-discard-compiled-code.jar";
 
-    /**
-     * Flink's task loop: a task thread runs {@code runMailboxLoop} from the task's start to its
-     * end, and its compiled code inlines the job's operators. Redefining the class sets that code
-     * aside on every discard, not only on the first (see {@link DiscardCompiledCode}).
-     */
-    static final String TASK_LOOP = "org.apache.flink.streaming.runtime.tasks.mailbox.MailboxProcessor";
-
     private CompiledCode() {}
 
     /**
-     * Makes the JVM {@code pid} set its compiled code aside: all of it the first time, the task
-     * loop's and what inlined it every time; returns once the agent has run.
+     * Makes the JVM {@code pid} set its compiled code aside: all of it the first time; every time,
+     * that of the classes with a method on a thread's stack and of what inlined them. Returns once
+     * the agent has run.
      */
     public static void discard(long pid, Path work) throws IOException {
-        discard(pid, work, TASK_LOOP);
-    }
-
-    /** Makes the JVM {@code pid} set aside all its compiled code the first time, that of {@code classNames} (a comma list) and what inlined it every time. */
-    static void discard(long pid, Path work, String classNames) throws IOException {
         Path jar = agentJar(work);
         try {
             VirtualMachine vm = VirtualMachine.attach(String.valueOf(pid));
             try {
-                vm.loadAgent(jar.toAbsolutePath().toString(), classNames);
+                vm.loadAgent(jar.toAbsolutePath().toString());
             } finally {
                 vm.detach();
             }

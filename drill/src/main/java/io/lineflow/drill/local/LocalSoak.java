@@ -508,9 +508,9 @@ public final class LocalSoak {
                     continue;
                 }
                 if (heapNext && p.name().startsWith("taskmanager")) {
-                    // A sample before the heap's: the task loop's compiled code may still refer to
-                    // the classes of a job that has left (CompiledCode); set aside now, it is
-                    // compiled again for the running job by the time the heap is measured.
+                    // A sample before the heap's: the compiled code of Flink's loops may still refer
+                    // to the classes of a job that has left (CompiledCode); set aside now, the loops
+                    // go on interpreted and what they call is compiled again before the heap count.
                     try {
                         CompiledCode.discard(p.pid(), settings.work);
                     } catch (IOException e) {
