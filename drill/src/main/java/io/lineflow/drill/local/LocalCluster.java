@@ -73,6 +73,8 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
     private LoopbackPartitions partitions;
     /** Set by {@link #keepFinishedJobs}: how long a JobManager keeps a job that has ended; Flink's hour when null. */
     private Duration finishedJobsKept;
+    /** Set by {@link #poolRestBuffersInOneArena}: the JobManagers' REST server pools its buffers in one arena. */
+    private boolean oneRestArena;
 
     /** With Kubernetes HA: the namespace and a kubeconfig for the Flink ServiceAccount; else null. */
     private final String haNamespace;
@@ -228,6 +230,19 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
      */
     void keepFinishedJobs(Duration kept) {
         finishedJobsKept = kept;
+    }
+
+    /**
+     * Makes the JobManagers' REST server (Flink's shaded Netty, its default pooled allocator) pool
+     * its heap buffers in one arena instead of two per core. An arena takes a 4 MiB chunk when a
+     * thread bound to it first allocates, and keeps it for the JVM's life; with several, a request
+     * that lands on a thread whose arena has none yet (the upgrade's jar upload, on a JobManager
+     * that has served only small requests) is a 4 MiB step in the live heap whenever it comes. With
+     * one, the first request takes the chunk and every later one reuses it. Call before {@link
+     * #startFlink()}.
+     */
+    void poolRestBuffersInOneArena() {
+        oneRestArena = true;
     }
 
     @Override
@@ -505,6 +520,10 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
         jvm.add("-Xlog:gc:file=" + dir.resolve(name + "-gc.log"));
         jvm.add("-Dlog4j.configurationFile="
                 + confDir.resolve("log4j.properties").toUri());
+        if (oneRestArena && name.startsWith("jobmanager")) {
+            // Netty's io.netty.allocator.numHeapArenas, as Flink's shading renames it.
+            jvm.add("-Dorg.apache.flink.shaded.netty4.io.netty.allocator.numHeapArenas=1");
+        }
         List<String> args = new ArrayList<>(List.of("--configDir", confDir.toString()));
         args.addAll(split(dynamicConfigs));
         if (partitions != null && name.startsWith("taskmanager")) {
