@@ -73,6 +73,8 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
     private LoopbackPartitions partitions;
     /** Set by {@link #keepFinishedJobs}: how long a JobManager keeps a job that has ended; Flink's hour when null. */
     private Duration finishedJobsKept;
+    /** Netty's {@code io.netty.allocator.numHeapArenas} as Flink's shading renames it: one heap arena. */
+    static final String ONE_REST_ARENA = "-Dorg.apache.flink.shaded.netty4.io.netty.allocator.numHeapArenas=1";
     /** Set by {@link #poolRestBuffersInOneArena}: the JobManagers' REST server pools its buffers in one arena. */
     private boolean oneRestArena;
 
@@ -521,8 +523,7 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
         jvm.add("-Dlog4j.configurationFile="
                 + confDir.resolve("log4j.properties").toUri());
         if (oneRestArena && name.startsWith("jobmanager")) {
-            // Netty's io.netty.allocator.numHeapArenas, as Flink's shading renames it.
-            jvm.add("-Dorg.apache.flink.shaded.netty4.io.netty.allocator.numHeapArenas=1");
+            jvm.add(ONE_REST_ARENA);
         }
         List<String> args = new ArrayList<>(List.of("--configDir", confDir.toString()));
         args.addAll(split(dynamicConfigs));
