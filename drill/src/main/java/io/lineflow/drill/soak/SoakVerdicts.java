@@ -3,6 +3,7 @@ package io.lineflow.drill.soak;
 import io.lineflow.drill.core.TimeChart.Point;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -57,7 +58,12 @@ public final class SoakVerdicts {
                                 : bad + " of " + checks.size() + " checks found the table wrong"));
         long from = endedAt - r.options.trendSpan().toMillis();
         String span = "over the last " + r.options.trendSpan().toMinutes() + " min";
-        out.add(flat(HEAP, r.charts().getOrDefault(HEAP, Map.of()), from, endedAt, span));
+        out.add(flat(
+                HEAP + " outside recoveries",
+                outsideRecoveries(r.charts().getOrDefault(HEAP, Map.of()), r),
+                from,
+                endedAt,
+                span));
         Map<String, List<Point>> size = r.charts().getOrDefault(CHECKPOINT_SIZE, Map.of());
         out.add(flat(
                 CHECKPOINT_SIZE + " (" + FULL + ")",
@@ -121,6 +127,29 @@ public final class SoakVerdicts {
         return detail.isEmpty()
                 ? new Verdict(name + " (not judged)", true, "no sample a minute after the last fault")
                 : new Verdict(name, passed, String.join(", ", detail));
+    }
+
+    /**
+     * The samples not taken while the job recovered from a fault (from the fault until the lag is
+     * steady again; the recovery limit when it never was). What a JVM holds then is the recovery's
+     * working set (a savepoint's buffers, state being restored, the backlog being caught up), gone
+     * once the job is steady; what a restart leaks stays, and shows in the samples after it.
+     */
+    static Map<String, List<Point>> outsideRecoveries(Map<String, List<Point>> lines, SoakRecord r) {
+        List<long[]> recovering = new ArrayList<>();
+        for (SoakRecord.Struck s : r.struck()) {
+            Long rec = r.recovery(s);
+            recovering.add(new long[] {
+                s.at(), s.at() + (rec != null ? rec : r.options.recoveryLimit().toMillis())
+            });
+        }
+        Map<String, List<Point>> out = new LinkedHashMap<>();
+        lines.forEach((process, points) -> out.put(
+                process,
+                points.stream()
+                        .filter(p -> recovering.stream().noneMatch(w -> p.at() >= w[0] && p.at() <= w[1]))
+                        .toList()));
+        return out;
     }
 
     /**

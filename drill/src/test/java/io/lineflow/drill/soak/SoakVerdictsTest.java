@@ -14,15 +14,24 @@ class SoakVerdictsTest {
     private static final long T0 = 1_000_000;
 
     private static SoakRecord hour(double heapGrowthPerSample) {
+        return hour(heapGrowthPerSample, 180);
+    }
+
+    /** An hour sampled every 10 s with a TaskManager kill at each of {@code faultSamples}, the lag steady again 50 s later. */
+    private static SoakRecord hour(double heapGrowthPerSample, int... faultSamples) {
         SoakOptions o = SoakOptions.parse(List.of("--faults", "tm-kill", "--fault-every", "30min"));
         SoakRecord r = new SoakRecord(T0, o, 20, 100);
         for (int i = 0; i <= 360; i++) {
             long t = T0 + i * 10_000L;
+            int sample = i;
+            boolean recovering = java.util.Arrays.stream(faultSamples).anyMatch(f -> sample >= f && sample < f + 5);
             r.add(SoakVerdicts.HEAP, "bytes", "taskmanager-1", t, 100e6 + heapGrowthPerSample * i);
             r.add(SoakVerdicts.CHECKPOINT_SIZE, "bytes", SoakVerdicts.FULL, t, 5e6 + (i % 2) * 1e5);
-            r.lag(new LagSample(t, true, 0L, i >= 180 && i < 185 ? 5_000L : 50L));
+            r.lag(new LagSample(t, true, 0L, recovering ? 5_000L : 50L));
         }
-        r.struck(new SoakRecord.Struck("tm-kill", T0 + 1_800_000, T0 + 1_801_000, null));
+        for (int f : faultSamples) {
+            r.struck(new SoakRecord.Struck("tm-kill", T0 + f * 10_000L, T0 + f * 10_000L + 1_000, null));
+        }
         r.check(new SoakRecord.Check(T0 + 3_600_000, "end: the whole table", true, ""));
         return r;
     }
@@ -40,6 +49,29 @@ class SoakVerdictsTest {
         List<SoakVerdicts.Verdict> v = SoakVerdicts.judge(hour(2e6 / 60), T0 + 3_600_000);
         assertThat(v.get(1).passed()).isFalse();
         assertThat(v.get(1).detail()).contains("taskmanager-1 +1.85 % per 10 min of 103.0 MiB");
+    }
+
+    /**
+     * The heap while the job recovers (a fault at 56 min 40 s, steady again 50 s later) holds the
+     * recovery's working set: a 100 MB rise then is not judged; the same rise at the same time
+     * without the fault is (the control).
+     */
+    @Test
+    void aHeapRiseWhileTheJobRecoversIsNotGrowth() {
+        SoakRecord recovering = hour(0, 180, 340);
+        SoakRecord quiet = hour(0, 180);
+        for (SoakRecord r : List.of(recovering, quiet)) {
+            for (int i = 0; i < 5; i++) {
+                r.add(SoakVerdicts.HEAP, "bytes", "taskmanager-1", T0 + (340 + i) * 10_000L + 1, 200e6);
+            }
+        }
+        SoakVerdicts.Verdict passes =
+                SoakVerdicts.judge(recovering, T0 + 3_600_000).get(1);
+        SoakVerdicts.Verdict fails = SoakVerdicts.judge(quiet, T0 + 3_600_000).get(1);
+
+        assertThat(passes.passed()).as(passes.detail()).isTrue();
+        assertThat(passes.name()).startsWith(SoakVerdicts.HEAP + " outside recoveries flat");
+        assertThat(fails.passed()).as(fails.detail()).isFalse();
     }
 
     @Test
