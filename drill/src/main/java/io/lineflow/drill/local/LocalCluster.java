@@ -53,6 +53,9 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
     /** The job's main class: the drill runs the jar a user would upload. */
     private static final String ENTRY_CLASS = LineflowJob.class.getName();
 
+    /** Netty's {@code io.netty.allocator.numHeapArenas} as Flink's shading renames it: one heap arena. */
+    static final String ONE_REST_ARENA = "-Dorg.apache.flink.shaded.netty4.io.netty.allocator.numHeapArenas=1";
+
     private final Path dir;
     private final String fullClasspath;
     private final String flinkClasspath;
@@ -73,8 +76,6 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
     private LoopbackPartitions partitions;
     /** Set by {@link #keepFinishedJobs}: how long a JobManager keeps a job that has ended; Flink's hour when null. */
     private Duration finishedJobsKept;
-    /** Netty's {@code io.netty.allocator.numHeapArenas} as Flink's shading renames it: one heap arena. */
-    static final String ONE_REST_ARENA = "-Dorg.apache.flink.shaded.netty4.io.netty.allocator.numHeapArenas=1";
     /** Set by {@link #poolRestBuffersInOneArena}: the JobManagers' REST server pools its buffers in one arena. */
     private boolean oneRestArena;
 
