@@ -10,6 +10,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -17,6 +19,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 /** A running JVM sets its compiled code aside when the soak asks it to, and lets go of what only that code held. */
@@ -117,7 +120,7 @@ class CompiledCodeTest {
                             PinnedLoop.class.getName())
                     .redirectError(ProcessBuilder.Redirect.INHERIT)
                     .start();
-            commands = new java.io.OutputStreamWriter(jvm.getOutputStream(), StandardCharsets.UTF_8);
+            commands = new OutputStreamWriter(jvm.getOutputStream(), StandardCharsets.UTF_8);
             answers = new BufferedReader(new InputStreamReader(jvm.getInputStream(), StandardCharsets.UTF_8));
             String ready = answers.readLine();
             if (!"ready".equals(ready)) {
@@ -140,25 +143,25 @@ class CompiledCodeTest {
                 }
                 return answer;
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             }
         }
 
         /** Waits for C2 code (tier 4, which nothing replaces on its own) of {@code method} in use, other than {@code old}; returns it. */
         Map<String, String> awaitCompiled(String method, Set<String> old) {
-            Map<String, String>[] found = new Map[1];
+            AtomicReference<Map<String, String>> found = new AtomicReference<>(Map.of());
             Await.orFail(
                     Duration.ofSeconds(60),
                     Duration.ofMillis(200),
                     method + " compiled by C2 and in use in JVM " + pid()
                             + (old.isEmpty() ? "" : ", other than " + old),
                     () -> {
-                        found[0] = inUse(pid()).entrySet().stream()
+                        found.set(inUse(pid()).entrySet().stream()
                                 .filter(e -> e.getValue().startsWith("4 " + method) && !old.contains(e.getKey()))
-                                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
-                        return !found[0].isEmpty();
+                                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+                        return !found.get().isEmpty();
                     });
-            return found[0];
+            return found.get();
         }
 
         @Override
@@ -188,7 +191,7 @@ class CompiledCodeTest {
                     .filter(f -> f.length >= 4 && f[0].matches("\\d+") && f[1].matches(COMPILED) && f[2].equals(IN_USE))
                     .collect(Collectors.toMap(f -> f[0], f -> f[1] + " " + f[3], (a, b) -> a));
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
