@@ -505,8 +505,12 @@ public final class LocalSoak {
 
         private void sample(long now) {
             int index = samples++;
-            boolean measureHeap = index % HEAP_EVERY_SAMPLES == 0;
-            boolean heapNext = (index + 1) % HEAP_EVERY_SAMPLES == 0;
+            // Half a period after the faults' phase: faults every 2 minutes (or a multiple) then
+            // fall a minute before each heap count, not on it, and the heap verdict, which leaves
+            // out the counts taken during a recovery, keeps them.
+            int phase = index + HEAP_EVERY_SAMPLES / 2;
+            boolean measureHeap = phase % HEAP_EVERY_SAMPLES == 0;
+            boolean heapNext = (phase + 1) % HEAP_EVERY_SAMPLES == 0;
             for (LocalCluster.FlinkProcess p : cluster.flinkProcesses()) {
                 if (!p.alive()) {
                     continue;
