@@ -365,6 +365,16 @@ public final class LocalSoak {
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000));
     }
 
+    /**
+     * Whether the sample {@code index} (one every 10 s from the start) counts the heap: every
+     * {@link #HEAP_EVERY_SAMPLES}, half a period after the faults' phase. Faults every 2
+     * minutes (or a multiple) then fall a minute before a count, not on it, and the heap
+     * verdict, which leaves out the counts taken during a recovery, keeps them.
+     */
+    static boolean countsHeap(int index) {
+        return (index + HEAP_EVERY_SAMPLES / 2) % HEAP_EVERY_SAMPLES == 0;
+    }
+
     /** Takes the samples: the lag and the job's state every tick, the rest every {@link #SAMPLE_EVERY_LAGS}. */
     private final class Sampler {
         private final LocalCluster cluster;
@@ -505,12 +515,8 @@ public final class LocalSoak {
 
         private void sample(long now) {
             int index = samples++;
-            // Half a period after the faults' phase: faults every 2 minutes (or a multiple) then
-            // fall a minute before each heap count, not on it, and the heap verdict, which leaves
-            // out the counts taken during a recovery, keeps them.
-            int phase = index + HEAP_EVERY_SAMPLES / 2;
-            boolean measureHeap = phase % HEAP_EVERY_SAMPLES == 0;
-            boolean heapNext = (phase + 1) % HEAP_EVERY_SAMPLES == 0;
+            boolean measureHeap = countsHeap(index);
+            boolean heapNext = countsHeap(index + 1);
             for (LocalCluster.FlinkProcess p : cluster.flinkProcesses()) {
                 if (!p.alive()) {
                     continue;
