@@ -2,6 +2,9 @@ package io.lineflow.testing;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.apache.commons.io.FileUtils;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.config.Configurator;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -159,9 +162,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
     /**
      * Kills the server as a crash would: SIGKILL to the postmaster and to every process it started
-     * (its backends, writer, WAL writer…), no shutdown, no checkpoint. The data stays; a server
-     * started on it later runs crash recovery. Call {@link #close()} afterwards to release the
-     * data folder's lock. Returns the postmaster's pid and how many children died with it.
+     * (its backends, writer, WAL writer…), no shutdown, no checkpoint. This server is closed with it
+     * (the data folder's lock released); the data of a server started with {@code clean} false
+     * stays, and a server started on it later runs crash recovery. Returns the postmaster's pid and
+     * how many children died with it.
      */
     public String kill9() {
         Path pidFile = dataDirectory.resolve("postmaster.pid");
@@ -178,7 +182,26 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         children.forEach(ProcessHandle::destroyForcibly);
         postmaster.onExit().join();
         children.forEach(c -> c.onExit().join());
+        releaseAfterKill();
         return "postmaster pid " + pid + " and " + children.size() + " processes of it";
+    }
+
+    /**
+     * The embedded library's close() runs {@code pg_ctl stop} before it releases the lock, and logs
+     * its failure at ERROR with a stack trace; after a kill there is no server to stop, so that
+     * failure is the expected outcome, and the library's log is muted for this one call.
+     */
+    private void releaseAfterKill() {
+        String library = EmbeddedPostgres.class.getName();
+        Level level = LogManager.getLogger(library).getLevel();
+        Configurator.setLevel(library, Level.OFF);
+        try {
+            pg.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot release the data folder of a killed server", e);
+        } finally {
+            Configurator.setLevel(library, level);
+        }
     }
 
     public Connection connect() throws SQLException {

@@ -265,11 +265,6 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
             }
         }
         String killed = postgres.kill9();
-        try {
-            postgres.close(); // releases the data folder's lock; the server is already gone
-        } catch (IOException | RuntimeException e) {
-            // pg_ctl stop finds nothing to stop
-        }
         return "PostgreSQL (" + killed + ")"
                 + (inFlight ? " with a sink batch in flight" : " (no sink batch seen in flight within 10 s)");
     }
