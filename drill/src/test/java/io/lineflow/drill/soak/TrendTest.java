@@ -54,7 +54,7 @@ class TrendTest {
     }
 
     /**
-     * The tenth hour's taskmanager-2-g1 (MiB at its heap counts outside recoveries, last 40 min):
+     * The ninth hour's taskmanager-2-g1 (MiB at its heap counts outside recoveries, last 40 min):
      * level 25.3–25.4, the first count after a database outage (37 min), a JobManager partition
      * (51) and an upgrade (55) up by 2–3.6 MiB (the released job classloader and reflection's
      * accessors, collected by the next count or the one after). A least-squares line through them
