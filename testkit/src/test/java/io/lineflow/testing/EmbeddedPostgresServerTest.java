@@ -38,16 +38,17 @@ class EmbeddedPostgresServerTest {
         Level before = LogManager.getLogger(library).getLevel();
 
         Errors errors = new Errors();
-        LoggerConfig root = LoggerContext.getContext(false).getConfiguration().getRootLogger();
+        LoggerContext context = LoggerContext.getContext(false);
+        LoggerConfig root = context.getConfiguration().getRootLogger();
         errors.start();
         root.addAppender(errors, Level.ERROR, null);
-        LoggerContext.getContext(false).updateLoggers();
+        context.updateLoggers();
         String what;
         try {
             what = killed.kill9();
         } finally {
             root.removeAppender(errors.getName());
-            LoggerContext.getContext(false).updateLoggers();
+            context.updateLoggers();
         }
 
         assertThat(what).startsWith("postmaster pid ");
