@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.event.DeviceEventSerializer;
+import io.lineflow.job.state.BoundedRocksDBManifest;
 import io.lineflow.rules.event.DeviceEvent;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -98,7 +99,8 @@ class JobGraphTest {
         Configuration conf = conf(
                 "--execution.checkpointing.interval", "45 s",
                 "--execution.checkpointing.timeout", "2 min",
-                "--state.backend.type", "rocksdb");
+                "--state.backend.type", "rocksdb",
+                "--lineflow.rocksdb.max-manifest-size", "32 kb");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         LineflowJob.configure(env, conf);
         CheckpointConfig cp = env.getCheckpointConfig();
@@ -123,6 +125,11 @@ class JobGraphTest {
         assertThat(backend).isInstanceOf(EmbeddedRocksDBStateBackend.class);
         assertThat(((EmbeddedRocksDBStateBackend) backend).isIncrementalCheckpointsEnabled())
                 .isTrue();
+        // Loaded by name from the job's configuration and configured with it, as a TaskManager does.
+        assertThat(((EmbeddedRocksDBStateBackend) backend).getRocksDBOptions())
+                .isInstanceOfSatisfying(
+                        BoundedRocksDBManifest.class,
+                        f -> assertThat(f.maxManifestBytes()).isEqualTo(32 * 1024));
         CheckpointStorage storage = CheckpointStorageLoader.load(null, backend, shipped, new Configuration(), cl, log);
         assertThat(storage).isInstanceOf(FileSystemCheckpointStorage.class);
         assertThat(((FileSystemCheckpointStorage) storage).getCheckpointPath())

@@ -49,6 +49,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -562,9 +563,14 @@ public final class LocalSoak {
                     // no statistics while the job restarts
                 }
             });
-            long[] local = sizeAndCount(settings.work.resolve("rocksdb"));
-            long[] retained = sizeAndCount(settings.work.resolve("checkpoints").resolve(jobId));
+            Path workingFiles = settings.work.resolve("rocksdb");
+            long[] local = sizeAndCount(workingFiles, f -> true);
+            // Uploaded whole with every incremental checkpoint: bounded by the job's options factory.
+            long[] manifests =
+                    sizeAndCount(workingFiles, f -> f.getFileName().toString().startsWith("MANIFEST-"));
+            long[] retained = sizeAndCount(settings.work.resolve("checkpoints").resolve(jobId), f -> true);
             record.add(SoakVerdicts.ROCKSDB_BYTES, "bytes", "TaskManagers' working files", now, local[0]);
+            record.add(SoakVerdicts.ROCKSDB_BYTES, "bytes", "of them MANIFEST files", now, manifests[0]);
             record.add(SoakVerdicts.ROCKSDB_BYTES, "bytes", "retained checkpoints of the job", now, retained[0]);
             record.add(SoakVerdicts.ROCKSDB_FILES, "files", "TaskManagers' working files", now, local[1]);
             record.add(SoakVerdicts.ROCKSDB_FILES, "files", "retained checkpoints of the job", now, retained[1]);
@@ -659,13 +665,13 @@ public final class LocalSoak {
             return null;
         }
 
-        private static long[] sizeAndCount(Path dir) {
+        private static long[] sizeAndCount(Path dir, Predicate<Path> which) {
             long[] out = new long[2];
             if (!Files.isDirectory(dir)) {
                 return out;
             }
             try (Stream<Path> files = Files.walk(dir)) {
-                files.filter(Files::isRegularFile).forEach(f -> {
+                files.filter(f -> Files.isRegularFile(f) && which.test(f)).forEach(f -> {
                     try {
                         out[0] += Files.size(f);
                         out[1]++;

@@ -1,5 +1,6 @@
 package io.lineflow.job.config;
 
+import io.lineflow.job.state.BoundedRocksDBManifest;
 import io.lineflow.rules.Rules;
 
 import org.apache.flink.api.java.utils.ParameterTool;
@@ -11,6 +12,7 @@ import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.contrib.streaming.state.RocksDBOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 
 import java.io.IOException;
@@ -63,6 +65,8 @@ public final class JobConfig {
                 ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         c.set(StateBackendOptions.STATE_BACKEND, "hashmap");
         c.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+        // Used only with RocksDB: bounds the MANIFEST every incremental checkpoint uploads whole.
+        c.set(RocksDBOptions.OPTIONS_FACTORY, BoundedRocksDBManifest.class.getName());
         return c;
     }
 
@@ -180,6 +184,14 @@ public final class JobConfig {
         MemorySize max = conf.get(LineflowOptions.MAX_EVENT_SIZE);
         if (max.getBytes() < 1 || max.getBytes() > Integer.MAX_VALUE) {
             problems.add(problem(conf, LineflowOptions.MAX_EVENT_SIZE.key(), "a size from 1 b to 2 gb"));
+        }
+        long manifest = conf.get(LineflowOptions.ROCKSDB_MAX_MANIFEST_SIZE).getBytes();
+        if (manifest < MemorySize.parse("1 kb").getBytes()
+                || manifest > MemorySize.parse("1 gb").getBytes()) {
+            problems.add(problem(
+                    conf,
+                    LineflowOptions.ROCKSDB_MAX_MANIFEST_SIZE.key(),
+                    "a size from 1 kb to 1 gb (RocksDB's own limit)"));
         }
         atLeast(conf, LineflowOptions.SINK_BATCH_SIZE, 1, problems);
         atLeast(conf, LineflowOptions.SINK_MAX_RETRIES, 0, problems);

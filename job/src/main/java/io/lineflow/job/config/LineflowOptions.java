@@ -188,7 +188,6 @@ public final class LineflowOptions {
             .defaultValue("lineflow")
             .withDescription("Flink job name.");
 
-    /** Every option above, for validation, environment lookup and documentation. */
     public static final ConfigOption<Duration> DOWNTIME_SILENT_FILL = ConfigOptions.key(PREFIX + "downtime.silent-fill")
             .durationType()
             .defaultValue(Rules.DEFAULT_SILENT_FILL)
@@ -198,6 +197,16 @@ public final class LineflowOptions {
                     + " that window still starts stopped. Bounds the rows one stale DOWNTIME_START"
                     + " can make (a stop from years back would otherwise fill every window since).");
 
+    public static final ConfigOption<MemorySize> ROCKSDB_MAX_MANIFEST_SIZE = ConfigOptions.key(
+                    PREFIX + "rocksdb.max-manifest-size")
+            .memoryType()
+            .defaultValue(MemorySize.parse("16 kb"))
+            .withDescription("With the RocksDB state backend: each state database's MANIFEST (its log of"
+                    + " flushes and compactions, uploaded whole with every checkpoint) is started"
+                    + " afresh past this size. RocksDB's own limit, 1 GiB, lets it grow with every"
+                    + " checkpoint until the job restarts.");
+
+    /** Every option above, for validation, environment lookup and documentation. */
     public static final List<ConfigOption<?>> ALL = List.of(
             KAFKA_BOOTSTRAP_SERVERS,
             KAFKA_TOPIC,
@@ -215,6 +224,7 @@ public final class LineflowOptions {
             MAX_FUTURE,
             EARLIEST_EVENT_TIME,
             MAX_EVENT_SIZE,
+            ROCKSDB_MAX_MANIFEST_SIZE,
             SINK_BATCH_SIZE,
             SINK_BATCH_INTERVAL,
             SINK_MAX_RETRIES,

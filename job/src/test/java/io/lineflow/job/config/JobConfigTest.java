@@ -94,6 +94,7 @@ class JobConfigTest {
                 "lineflow.kafka.starting-offsets | NOW        | one of COMMITTED, EARLIEST, LATEST",
                 "lineflow.checkpointing.enabled | maybe       | true or false",
                 "lineflow.events.max-bytes     | huge         | a size such as",
+                "lineflow.rocksdb.max-manifest-size | 100 b   | from 1 kb to 1 gb",
                 "lineflow.events.earliest      | yesterday    | an ISO-8601 instant such as 2000-01-01T00:00:00Z",
                 "lineflow.events.earliest      | 1969-12-31T23:59:59Z | from 1970-01-01T00:00:00Z",
                 "lineflow.events.max-future    | 1000 d       | from 1 ms to 366 d",
