@@ -8,6 +8,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
@@ -44,13 +45,6 @@ class BoundedRocksDBManifestTest {
         assertThat(unbounded).as("MANIFEST bytes under RocksDB's own limit").isGreaterThan(16 * 1024);
     }
 
-    @Test
-    void theBoundIsTheDefaultUntilConfigured() {
-        assertThat(new BoundedRocksDBManifest().maxManifestBytes())
-                .isEqualTo(
-                        LineflowOptions.ROCKSDB_MAX_MANIFEST_SIZE.defaultValue().getBytes());
-    }
-
     /** Writes and flushes {@link #FLUSHES} times, replacing and deleting keys as window state does. */
     private static long manifestBytesAfterFlushes(Path path, BoundedRocksDBManifest factory) throws Exception {
         RocksDB.loadLibrary();
@@ -61,7 +55,9 @@ class BoundedRocksDBManifestTest {
         if (factory != null) {
             db = factory.createDBOptions(db, handles);
         }
-        try (Options options = new Options(db, new org.rocksdb.ColumnFamilyOptions());
+        ColumnFamilyOptions columns = new ColumnFamilyOptions();
+        handles.add(columns);
+        try (Options options = new Options(db, columns);
                 RocksDB rocks = RocksDB.open(options, path.toString());
                 FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
             for (int i = 0; i < FLUSHES; i++) {
