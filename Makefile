@@ -73,7 +73,7 @@ FUZZ_TRIES ?= 1000000
 
 .PHONY: fuzz
 fuzz: ## Fuzz the record parser with FUZZ_TRIES generated hostile records (1,000,000, about 2 min) and print the reasons' distribution.
-	$(MVN) -q -pl job -am test -Dtest=DeviceEventJsonPropertyTest -Dsurefire.failIfNoSpecifiedTests=false -Djqwik.tries.default=$(FUZZ_TRIES)
+	$(MVN) -q -pl job -am test -Dtest=DeviceEventJsonPropertyTest -Dsurefire.failIfNoSpecifiedTests=false -Dlineflow.fuzz.tries=$(FUZZ_TRIES)
 
 .PHONY: run
 run: ## Run the job locally on embedded Kafka and PostgreSQL with a line simulator (RUN_ARGS="--devices 20 --duration 2m").

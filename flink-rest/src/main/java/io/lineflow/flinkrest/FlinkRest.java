@@ -92,8 +92,8 @@ public final class FlinkRest {
     }
 
     /**
-     * The Kafka partitions assigned to the readers of a vertex's sources, from the vertex's metric
-     * listing; empty for a vertex without a Kafka source, or before its readers are given splits.
+     * The Kafka partitions the readers of a vertex read ({@link KafkaReader} says by which metric of each kind), from its metric
+     * listing; empty for a vertex without a Kafka reader, or before its readers are given partitions.
      */
     public List<ReaderPartition> readerPartitions(String base, String jobId, String vertexId) throws IOException {
         return metrics(base, "/jobs/" + jobId + "/vertices/" + vertexId + "/metrics", List.of(), null).stream()

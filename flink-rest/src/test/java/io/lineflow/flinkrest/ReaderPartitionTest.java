@@ -11,7 +11,31 @@ class ReaderPartitionTest {
     void aReaderPartitionMetricGivesSubtaskOperatorTopicAndPartition() {
         assertThat(ReaderPartition.of(
                         "3.Source__kafka-source.KafkaSourceReader.topic.device.events.partition.11.currentOffset"))
-                .contains(new ReaderPartition(3, "Source__kafka-source", "device.events", 11));
+                .contains(
+                        new ReaderPartition(3, "Source__kafka-source", KafkaReader.KAFKA_SOURCE, "device.events", 11));
+    }
+
+    @Test
+    void theLegacyConsumersPartitionGaugeIsRecognisedAsSuch() {
+        assertThat(ReaderPartition.of(
+                        "1.Source__Custom_Source.KafkaConsumer.topic.line-events.partition.2.currentOffsets"))
+                .contains(new ReaderPartition(
+                        1, "Source__Custom_Source", KafkaReader.FLINK_KAFKA_CONSUMER, "line-events", 2));
+        assertThat(ReaderPartition.of(
+                        "1.Source__Custom_Source.KafkaConsumer.topic.line-events.partition.2.committedOffsets"))
+                .as("the committed offset is not a reader's position")
+                .isEmpty();
+    }
+
+    @Test
+    void beamKafkaIoIsRecognisedByItsPerPartitionSizeDistribution() {
+        // The topic may contain dashes: the partition is what follows the last one.
+        assertThat(ReaderPartition.of("0.Source__ReadFromKafka/KafkaIO.Read.KafkaIOReader_rawSize/line-events-11"))
+                .contains(new ReaderPartition(
+                        0, "Source__ReadFromKafka/KafkaIO.Read", KafkaReader.BEAM_KAFKA_IO, "line-events", 11));
+        assertThat(KafkaReader.BEAM_KAFKA_IO.countsAssignments())
+                .as("two readers of one partition in a subtask report under one name")
+                .isFalse();
     }
 
     @Test

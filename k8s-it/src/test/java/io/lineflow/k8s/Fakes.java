@@ -1,5 +1,6 @@
 package io.lineflow.k8s;
 
+import io.lineflow.flinkrest.KafkaReader;
 import io.lineflow.reconciler.TestUtils;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.KafkaObservation;
@@ -53,7 +54,14 @@ final class Fakes {
                     null,
                     null);
             var source = new FlinkObservation.Source(
-                    "v1", "Source: kafka-source", 4, dup ? 200.0 : 100.0, dup ? 8 : 4, java.util.Set.of(0, 1, 2, 3));
+                    "v1",
+                    "Source: kafka-source",
+                    4,
+                    KafkaReader.KAFKA_SOURCE,
+                    "device-events",
+                    dup ? 200.0 : 100.0,
+                    dup ? 8 : 4,
+                    java.util.Set.of(0, 1, 2, 3));
             return new FlinkObservation(
                     restUrl,
                     null,
@@ -64,7 +72,8 @@ final class Fakes {
                             now.minus(Duration.ofHours(2)),
                             0L,
                             checkpoints,
-                            java.util.List.of(source)));
+                            java.util.List.of(source),
+                            java.util.Set.of()));
         }
     }
 

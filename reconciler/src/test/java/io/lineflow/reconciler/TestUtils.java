@@ -1,5 +1,6 @@
 package io.lineflow.reconciler;
 
+import io.lineflow.flinkrest.KafkaReader;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.FlinkObservation.Checkpoints;
 import io.lineflow.reconciler.model.FlinkObservation.Job;
@@ -109,11 +110,33 @@ public final class TestUtils {
                 NOW.minus(Duration.ofHours(2)),
                 restarts,
                 cp,
-                source == null ? List.of() : List.of(source));
+                source == null ? List.of() : List.of(source),
+                Set.of());
+    }
+
+    /** A KafkaSource whose readers hold every one of the 4 partitions twice, emitting 200/s. */
+    public static Source doubledSource() {
+        return new Source(
+                "v1",
+                "Source: kafka-source",
+                4,
+                KafkaReader.KAFKA_SOURCE,
+                "device-events",
+                200.0,
+                8,
+                Set.of(0, 1, 2, 3));
     }
 
     public static Source source(double rate) {
-        return new Source("v1", "Source: kafka-source -> parse", 4, rate, 4, Set.of(0, 1, 2, 3));
+        return new Source(
+                "v1",
+                "Source: kafka-source -> parse",
+                4,
+                KafkaReader.KAFKA_SOURCE,
+                "device-events",
+                rate,
+                4,
+                Set.of(0, 1, 2, 3));
     }
 
     public static FlinkObservation flink(Job job) {

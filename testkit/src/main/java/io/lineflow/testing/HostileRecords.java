@@ -18,7 +18,7 @@ import java.util.Random;
  * fields replaced by extreme numbers and dates, odd Unicode (NUL, unpaired surrogates, emoji,
  * noncharacters), wrong types, deep nesting, huge fields, byte-level damage (flips, truncation,
  * invalid UTF-8) and damaged keys. A pure function of a {@link Random}: the parser's property
- * test draws from it through jqwik, the pipeline's with a fixed seed.
+ * test draws from it with a printed seed, the pipeline's with a fixed one.
  */
 public final class HostileRecords {
     private HostileRecords() {}

@@ -11,23 +11,23 @@ import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.event.RejectedEvent;
 import io.lineflow.testing.HostileRecords;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.statistics.Statistics;
+import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * The parser against generated hostile records ({@link HostileRecords}): it never throws, every
  * record ends exactly one of accepted or rejected, a rejection keeps the raw bytes and a storable
- * detail, and an accepted event is one every later step can take. {@code make test} runs the
- * default tries (junit-platform.properties); {@code make fuzz} a million, with the distribution of
- * outcomes in the jqwik report.
+ * detail, and an accepted event is one every later step can take. Each property draws {@code
+ * lineflow.fuzz.tries} records (10,000; {@code make fuzz} a million) from a seeded {@link Random}:
+ * the seed is printed with the distribution of outcomes, named in a failure, and {@code
+ * -Dlineflow.fuzz.seed=N} replays it.
  */
 class DeviceEventJsonPropertyTest {
     private static final long NOW = Instant.parse("2026-11-30T12:00:00Z").toEpochMilli();
@@ -39,13 +39,36 @@ class DeviceEventJsonPropertyTest {
     private static final long PG_MAX_MILLIS =
             Instant.parse("+294276-12-31T23:59:59Z").toEpochMilli();
 
-    @Provide
-    Arbitrary<HostileRecords.Record> records() {
-        return Arbitraries.randomValue(r -> HostileRecords.next(r, NOW, EARLIEST, MAX_FUTURE, MAX_BYTES, "dev-"));
+    private static final int TRIES = Integer.getInteger("lineflow.fuzz.tries", 10_000);
+    private static final long SEED = Long.getLong("lineflow.fuzz.seed", System.nanoTime());
+
+    /**
+     * Checks {@link #TRIES} records drawn with {@link #SEED}; {@code check} returns what to count
+     * of each (its outcome). A failing record is named by its index, kind and the seed.
+     */
+    private static void forEachRecord(String property, Function<HostileRecords.Record, String> check) {
+        Random random = new Random(SEED);
+        Map<String, Integer> counts = new TreeMap<>();
+        for (int i = 0; i < TRIES; i++) {
+            HostileRecords.Record record = HostileRecords.next(random, NOW, EARLIEST, MAX_FUTURE, MAX_BYTES, "dev-");
+            try {
+                counts.merge(check.apply(record), 1, Integer::sum);
+            } catch (AssertionError | RuntimeException e) {
+                throw new AssertionError(
+                        property + ": record " + i + " (" + record.kind + ") of seed " + SEED
+                                + " (-Dlineflow.fuzz.seed=" + SEED + " replays it): " + e.getMessage(),
+                        e);
+            }
+        }
+        System.out.printf("%s: %d records, seed %d: %s%n", property, TRIES, SEED, counts);
     }
 
-    @Property
-    void everyRecordIsAcceptedSaneOrRejectedWithItsBytes(@ForAll("records") HostileRecords.Record record) {
+    @Test
+    void everyRecordIsAcceptedSaneOrRejectedWithItsBytes() {
+        forEachRecord("accepted sane or rejected with its bytes", DeviceEventJsonPropertyTest::acceptedSaneOrRejected);
+    }
+
+    private static String acceptedSaneOrRejected(HostileRecords.Record record) {
         ParsedRecord parsed = JSON.parse(record.key, record.value, "device-events", 1, 7, NOW);
 
         assertThat(parsed.event == null)
@@ -68,7 +91,7 @@ class DeviceEventJsonPropertyTest {
             // A repeat or late event is kept re-serialized: that must round-trip.
             assertThat(JSON.parse(record.key, DeviceEventJson.toJson(e), "device-events", 1, 7, NOW).event)
                     .isEqualTo(e);
-            Statistics.label("outcome").collect("ACCEPTED");
+            return "ACCEPTED";
         } else {
             RejectedEvent r = parsed.rejected;
             assertThat(r.raw).isSameAs(record.value);
@@ -77,9 +100,8 @@ class DeviceEventJsonPropertyTest {
             assertThat(PgText.problem(r.detail)).isNull();
             assertThat(r.topic).isEqualTo("device-events");
             assertThat(r.offset).isEqualTo(7);
-            Statistics.label("outcome").collect(r.reason.name());
+            return r.reason.name();
         }
-        Statistics.label("kind").collect(record.kind);
     }
 
     /**
@@ -89,21 +111,24 @@ class DeviceEventJsonPropertyTest {
      * ignores). Jackson's own MALFORMED_JSON messages quote byte positions, so there the reason
      * alone is compared.
      */
-    @Property
-    void thePlainReaderAgreesWithJackson(@ForAll("records") HostileRecords.Record record) {
+    @Test
+    void thePlainReaderAgreesWithJackson() {
+        forEachRecord("the plain reader agrees with Jackson", DeviceEventJsonPropertyTest::plainAgreesWithJackson);
+    }
+
+    private static String plainAgreesWithJackson(HostileRecords.Record record) {
         String value = record.value == null ? null : new String(record.value, StandardCharsets.ISO_8859_1);
         // Only objects with a first member, so that the inserted member keeps valid JSON valid.
         if (value == null
                 || !value.stripLeading().startsWith("{")
                 || !value.stripLeading().substring(1).stripLeading().startsWith("\"")
                 || record.value.length + 16 > MAX_BYTES) {
-            Statistics.label("compared").collect(false);
-            return;
+            return "not compared";
         }
         byte[] viaJackson = value.replaceFirst("\\{", "{\"unknown\":0,").getBytes(StandardCharsets.ISO_8859_1);
         assertThat(outcome(JSON.parse(record.key, record.value, "device-events", 1, 7, NOW)))
                 .isEqualTo(outcome(JSON.parse(record.key, viaJackson, "device-events", 1, 7, NOW)));
-        Statistics.label("compared").collect(true);
+        return "compared";
     }
 
     private static Object outcome(ParsedRecord r) {

@@ -85,6 +85,19 @@ public final class Metrics {
                 }
             }
         }
+        DuplicateConsumptionCheck.coverage(o, conf)
+                .ifPresent(coverage -> gauge(
+                        sb,
+                        "lineflow_reconciler_duplicates_judged",
+                        labels + ",readers=\""
+                                + esc(String.join(
+                                        ",",
+                                        o.job().sources().stream()
+                                                .map(s -> s.reader().name())
+                                                .distinct()
+                                                .toList()))
+                                + "\"",
+                        coverage.judged() ? 1 : 0));
         DuplicateConsumptionCheck.rates(o, conf).ifPresent(rates -> {
             gauge(sb, "lineflow_reconciler_duplicate_ratio", labels, rates.ratio());
             gauge(sb, "lineflow_reconciler_source_records_per_second", labels, rates.sourceRate());
@@ -187,6 +200,10 @@ public final class Metrics {
         sb.append(
                 "# HELP lineflow_reconciler_duplicate_ratio Source records/s divided by the topic's consume rate (about 2 when doubled).\n");
         sb.append("# TYPE lineflow_reconciler_duplicate_ratio gauge\n");
+        sb.append(
+                "# HELP lineflow_reconciler_duplicates_judged 1 when a running job's consumption can be compared"
+                        + " with its topic's, 0 when it cannot (DUPLICATES_NOT_JUDGED says why); readers: the kinds recognised.\n");
+        sb.append("# TYPE lineflow_reconciler_duplicates_judged gauge\n");
         new TreeMap<>(perDeployment).values().forEach(sb::append);
         sb.append("# TYPE lineflow_reconciler_passes_total counter\n");
         sb.append("lineflow_reconciler_passes_total ").append(passes.get()).append('\n');

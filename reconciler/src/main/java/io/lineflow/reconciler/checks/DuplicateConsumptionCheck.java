@@ -6,6 +6,7 @@ import static io.lineflow.reconciler.ReconcilerOptions.DUPLICATE_RATIO;
 import static io.lineflow.reconciler.checks.Format.round;
 import static io.lineflow.reconciler.checks.Samples.secondsBetween;
 
+import io.lineflow.flinkrest.KafkaReader;
 import io.lineflow.reconciler.model.Finding;
 import io.lineflow.reconciler.model.FindingCode;
 import io.lineflow.reconciler.model.FlinkObservation;
@@ -15,22 +16,87 @@ import io.lineflow.reconciler.model.KafkaObservation;
 import io.lineflow.reconciler.model.Observation;
 import io.lineflow.reconciler.model.Sample;
 import io.lineflow.reconciler.model.Severity;
+import io.lineflow.reconciler.observe.Annotations;
 
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
+import java.util.TreeSet;
 
 /**
- * DUPLICATE_CONSUMPTION: the Kafka sources reading the topic emit about twice what Kafka
- * received, or their readers hold more partition assignments than there are partitions. Every
- * source reading the topic counts: two sources on one topic read each record twice.
+ * DUPLICATE_CONSUMPTION: the Kafka readers of the topic emit about twice what Kafka received, or
+ * they hold more partition assignments than there are partitions. Every reader of the topic counts,
+ * of every kind lineflow recognises ({@link io.lineflow.flinkrest.KafkaReader}): two sources on one
+ * topic read each record twice. DUPLICATES_NOT_JUDGED (INFO) when a running job's consumption
+ * cannot be compared with the topic's, and why.
  */
 public final class DuplicateConsumptionCheck implements Check {
 
     /** The span Flink's per-second rates ({@code numRecordsOutPerSecond}, a MeterView) average over. */
     private static final Duration SOURCE_RATE_AVERAGING = Duration.ofSeconds(60);
+
+    /**
+     * Whether a running job's consumption can be compared with its topic's: {@code reason} says
+     * why not ({@code null} when it can; the comparison may still wait for enough history).
+     */
+    public record Coverage(String reason) {
+        public boolean judged() {
+            return reason == null;
+        }
+    }
+
+    /**
+     * Whether the rates of {@code o} can be compared, once there is history enough: empty when
+     * there is no running job to judge (other checks report that), or while it is new — started
+     * within the rate meter's minute and {@code duplicate.min-sample-span}, when nothing can be
+     * judged yet and a reader may not have registered its metrics (a {@code KafkaSource}'s come
+     * with its splits, Beam's with the first records read).
+     */
+    public static Optional<Coverage> coverage(Observation o, Configuration conf) {
+        Job job = o.job();
+        if (job == null
+                || job.state() != JobStatus.RUNNING
+                || (job.startTime() != null
+                        && job.startTime()
+                                .isAfter(o.observedAt()
+                                        .minus(SOURCE_RATE_AVERAGING)
+                                        .minus(conf.get(DUPLICATE_MIN_SPAN))))) {
+            return Optional.empty();
+        }
+        KafkaObservation k = o.kafka();
+        String reason = null;
+        if (job.sources().isEmpty()) {
+            reason = job.otherTopics().isEmpty()
+                    ? "no Kafka reader was recognised in the job (recognised: " + KNOWN_READERS
+                            + "); name its topic and group with the annotations " + Annotations.KAFKA_TOPIC + " and "
+                            + Annotations.KAFKA_GROUP + " if it reads one"
+                    : "its Kafka readers read " + String.join(", ", new TreeSet<>(job.otherTopics()))
+                            + (k == null ? "" : ", not the topic " + k.topic())
+                            + ": name the topic to judge with the annotation " + Annotations.KAFKA_TOPIC;
+        } else if (k == null) {
+            reason = "Kafka is not observed (reconciler.kafka.enabled, or no bootstrap address)";
+        } else if (!k.ok() || k.endOffsetSum() == null) {
+            reason = "the topic " + k.topic() + " could not be read from Kafka: " + k.error();
+        } else if (job.sourceRecordsOutPerSecond() == null) {
+            reason = "Flink reports no numRecordsOutPerSecond for the reading operator of "
+                    + job.sources().stream()
+                            .filter(s -> s.recordsOutPerSecond() == null)
+                            .map(FlinkObservation.Source::vertexName)
+                            .toList();
+        }
+        return Optional.of(new Coverage(reason));
+    }
+
+    private static final String KNOWN_READERS = String.join(
+            ", ",
+            Arrays.stream(KafkaReader.values())
+                    .map(r -> r.label() + " by " + r.metric())
+                    .toList());
 
     /** Source rate, topic rates, their ratio and the span the topic rates were measured over. */
     public record Rates(double sourceRate, double produceRate, double catchUpRate, double ratio, Duration span) {}
@@ -80,9 +146,10 @@ public final class DuplicateConsumptionCheck implements Check {
     @Override
     public HealthResult evaluate(Observation o, Configuration conf, Clock clock) {
         Job job = o.job();
-        if (job == null || job.sources().isEmpty()) {
+        if (job == null) {
             return HealthResult.healthy();
         }
+        // A partition held twice shows the moment the readers hold their splits: no warm-up.
         Integer partitions = o.kafka() != null && o.kafka().ok() ? o.kafka().partitions() : null;
         int assigned = job.assignedSplits();
         int distinct = job.partitionsRead().size();
@@ -90,11 +157,11 @@ public final class DuplicateConsumptionCheck implements Check {
             return Finding.of(
                             FindingCode.DUPLICATE_CONSUMPTION,
                             Severity.CRITICAL,
-                            "The Kafka source readers hold " + assigned + " partition assignments for "
+                            "The Kafka readers (" + recognitions(job.countedSources()) + ") hold " + assigned
+                                    + " partition assignments for "
                                     + (partitions != null ? partitions : distinct) + " partitions"
                                     + (job.sources().size() > 1
-                                            ? " across " + job.sources().size() + " sources reading the same topic ("
-                                                    + sourceNames(job) + ")"
+                                            ? " across " + job.sources().size() + " sources reading the same topic"
                                             : "")
                                     + ": some partitions are read twice, so every record in them is counted twice. "
                                     + (job.sources().size() > 1 ? "Remove the extra source from the job, or " : "")
@@ -103,11 +170,31 @@ public final class DuplicateConsumptionCheck implements Check {
                     .with("distinctPartitions", distinct)
                     .with("topicPartitions", partitions)
                     .with("kafkaSources", job.sources().size())
+                    .with("readers", readerKinds(job.countedSources()))
                     .with(
                             "sourceParallelism",
                             job.sources().stream()
                                     .mapToInt(FlinkObservation.Source::parallelism)
                                     .sum())
+                    .build()
+                    .asResult();
+        }
+        Optional<Coverage> coverage = coverage(o, conf);
+        if (coverage.isEmpty()) {
+            return HealthResult.healthy();
+        }
+        if (!coverage.get().judged()) {
+            return Finding.of(
+                            FindingCode.DUPLICATES_NOT_JUDGED,
+                            Severity.INFO,
+                            "Whether records are read twice cannot be judged: "
+                                    + coverage.get().reason()
+                                    + (job.countedSources().isEmpty()
+                                            ? "."
+                                            : ". Only the readers' partition assignments were counted.")
+                                    + " A double read would go unnoticed.")
+                    .with("reason", coverage.get().reason())
+                    .with("kafkaSources", job.sources().size())
                     .build()
                     .asResult();
         }
@@ -122,8 +209,9 @@ public final class DuplicateConsumptionCheck implements Check {
         return Finding.of(
                         FindingCode.DUPLICATE_CONSUMPTION,
                         Severity.CRITICAL,
-                        "The Kafka source"
-                                + (job.sources().size() > 1 ? "s (" + sourceNames(job) + ") emit " : " emits ")
+                        "The Kafka reader" + (job.sources().size() > 1 ? "s (" : " (")
+                                + recognitions(job.sources()) + ") emit"
+                                + (job.sources().size() > 1 ? " " : "s ")
                                 + round(r.sourceRate()) + " records/s while the topic is consumed at "
                                 + round(r.produceRate() + r.catchUpRate())
                                 + " records/s (ratio " + round(r.ratio())
@@ -135,13 +223,18 @@ public final class DuplicateConsumptionCheck implements Check {
                 .with("lagShrinkRate", round(r.catchUpRate()))
                 .with("sampleSpanSeconds", r.span().toSeconds())
                 .with("kafkaSources", job.sources().size())
+                .with("readers", readerKinds(job.sources()))
                 .build()
                 .asResult();
     }
 
-    private static String sourceNames(Job job) {
+    private static String recognitions(List<FlinkObservation.Source> sources) {
         return String.join(
-                ", ",
-                job.sources().stream().map(FlinkObservation.Source::vertexName).toList());
+                "; ", sources.stream().map(FlinkObservation.Source::recognition).toList());
+    }
+
+    private static String readerKinds(List<FlinkObservation.Source> sources) {
+        return String.join(
+                ",", sources.stream().map(s -> s.reader().name()).distinct().toList());
     }
 }

@@ -11,9 +11,7 @@ import static io.lineflow.reconciler.ReconcilerOptions.REST_TIMEOUT;
 import io.lineflow.reconciler.ReconcilerOptions;
 import io.lineflow.reconciler.act.Reports;
 import io.lineflow.reconciler.checks.HealthEvaluator;
-import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.HealthResult;
-import io.lineflow.reconciler.model.KafkaObservation;
 import io.lineflow.reconciler.model.Observation;
 import io.lineflow.reconciler.model.Sample;
 import io.lineflow.reconciler.model.Severity;
@@ -92,16 +90,22 @@ public final class CheckCommand {
         List<Observation> observations = new ArrayList<>();
         if (a.get("rest-url") != null) {
             String url = a.get("rest-url");
-            String topic = a.get("topic", conf.get(KAFKA_TOPIC));
+            String topic = a.get("topic");
             boolean kafka = conf.get(KAFKA_ENABLED) && a.get("bootstrap") != null;
             Observation first = observeUrl(
-                    url, topic, kafka ? a.get("bootstrap") : null, a.get("group", conf.get(KAFKA_GROUP)), deps);
+                    url,
+                    topic,
+                    conf.get(KAFKA_TOPIC),
+                    kafka ? a.get("bootstrap") : null,
+                    a.get("group", conf.get(KAFKA_GROUP)),
+                    deps);
             Observation o = first;
             if (!gap.isZero()) {
                 Thread.sleep(gap.toMillis());
                 o = observeUrl(
                                 url,
                                 topic,
+                                conf.get(KAFKA_TOPIC),
                                 kafka ? a.get("bootstrap") : null,
                                 a.get("group", conf.get(KAFKA_GROUP)),
                                 deps)
@@ -162,10 +166,11 @@ public final class CheckCommand {
                 .exitCode();
     }
 
-    private static Observation observeUrl(String url, String topic, String bootstrap, String group, Deps deps) {
+    private static Observation observeUrl(
+            String url, String topic, String fallbackTopic, String bootstrap, String group, Deps deps) {
         SpecObservation spec = SpecObservation.builder(null, url).build();
-        FlinkObservation flink = deps.rest().observe(url, topic);
-        KafkaObservation kafka = bootstrap == null ? null : deps.kafka().observe(bootstrap, topic, group);
-        return new Observation(deps.clock().instant(), spec, null, flink, kafka, List.of());
+        DeploymentObserver.Observed observed = DeploymentObserver.observe(
+                deps.rest(), url, topic, fallbackTopic, bootstrap == null ? null : deps.kafka(), bootstrap, group);
+        return new Observation(deps.clock().instant(), spec, null, observed.flink(), observed.kafka(), List.of());
     }
 }

@@ -21,6 +21,11 @@ public enum FindingCode {
     KAFKA_RETENTION_TOO_SHORT(Kind.RUNTIME),
     CONSUMER_LAG_GROWING(Kind.RUNTIME),
     DUPLICATE_CONSUMPTION(Kind.RUNTIME),
+    /**
+     * The running job's consumption could not be judged for double reads (no Kafka reader
+     * recognised, no topic, Kafka or a rate not observed): INFO, so that no job is silently healthy.
+     */
+    DUPLICATES_NOT_JUDGED(Kind.RUNTIME),
     /** An observer (Flink REST, Kafka) could not be read, so some runtime checks were skipped. */
     OBSERVATION_FAILED(Kind.RUNTIME),
     /** The continuous audit found rows of the window table that differ from the topic's recount. */

@@ -1,5 +1,7 @@
 package io.lineflow.reconciler.model;
 
+import io.lineflow.flinkrest.KafkaReader;
+
 import org.apache.flink.api.common.JobStatus;
 
 import java.time.Duration;
@@ -25,12 +27,19 @@ public record FlinkObservation(String restUrl, String error, Job job) {
         return error == null;
     }
 
+    /** This observation with only the job's readers of {@code topic} as its sources. */
+    public FlinkObservation reading(String topic) {
+        return job == null ? this : new FlinkObservation(restUrl, error, job.reading(topic));
+    }
+
     /**
      * One job.
      *
      * @param numRestarts the {@code numRestarts} job metric, {@code null} if not available
      * @param checkpoints {@code null} only if the REST API did not answer for checkpoints
-     * @param sources every Kafka source vertex reading the input topic; empty if none was found
+     * @param sources every Kafka reader of the topic the duplicate check judges; empty if none
+     *     was recognised
+     * @param otherTopics topics other recognised readers of the job read, not judged
      */
     public record Job(
             String id,
@@ -39,10 +48,50 @@ public record FlinkObservation(String restUrl, String error, Job job) {
             Instant startTime,
             Long numRestarts,
             Checkpoints checkpoints,
-            List<Source> sources) {
+            List<Source> sources,
+            Set<String> otherTopics) {
 
         public Job {
             sources = sources == null ? List.of() : List.copyOf(sources);
+            otherTopics = otherTopics == null ? Set.of() : Set.copyOf(otherTopics);
+        }
+
+        /** The topics the job's recognised readers read. */
+        public Set<String> topicsRead() {
+            Set<String> all = new TreeSet<>(otherTopics);
+            sources.forEach(s -> all.add(s.topic()));
+            return all;
+        }
+
+        /**
+         * The topic whose consumption is judged when none is named: the one topic the recognised
+         * readers read; of several, {@code fallback} if it is one of them, else {@code null}; with
+         * no reader recognised, {@code fallback}.
+         */
+        public String topicToJudge(String fallback) {
+            Set<String> topics = topicsRead();
+            if (topics.isEmpty() || topics.contains(fallback)) {
+                return fallback;
+            }
+            return topics.size() == 1 ? topics.iterator().next() : null;
+        }
+
+        /**
+         * This job with only the readers of {@code topic} as its sources, the other readers'
+         * topics kept in {@link #otherTopics}.
+         */
+        public Job reading(String topic) {
+            Set<String> others = new TreeSet<>(topicsRead());
+            others.remove(topic);
+            return new Job(
+                    id,
+                    name,
+                    state,
+                    startTime,
+                    numRestarts,
+                    checkpoints,
+                    sources.stream().filter(s -> s.topic().equals(topic)).toList(),
+                    others);
         }
 
         /**
@@ -56,15 +105,20 @@ public record FlinkObservation(String restUrl, String error, Job job) {
             return sources.stream().mapToDouble(Source::recordsOutPerSecond).sum();
         }
 
-        /** (source, reader, partition) assignments over all sources. */
-        public int assignedSplits() {
-            return sources.stream().mapToInt(Source::assignedSplits).sum();
+        /** The sources whose kind has a metric per assignment, so that their assignments can be counted. */
+        public List<Source> countedSources() {
+            return sources.stream().filter(s -> s.reader().countsAssignments()).toList();
         }
 
-        /** Partitions read by at least one reader of any source. */
+        /** (source, reader, partition) assignments over the sources whose assignments are counted. */
+        public int assignedSplits() {
+            return countedSources().stream().mapToInt(Source::assignedSplits).sum();
+        }
+
+        /** Partitions read by at least one reader of a source whose assignments are counted. */
         public Set<Integer> partitionsRead() {
             Set<Integer> all = new TreeSet<>();
-            sources.forEach(s -> all.addAll(s.partitions()));
+            countedSources().forEach(s -> all.addAll(s.partitions()));
             return all;
         }
     }
@@ -181,24 +235,33 @@ public record FlinkObservation(String restUrl, String error, Job job) {
     }
 
     /**
-     * One Kafka source vertex reading the input topic, recognised by its readers' per-partition
-     * metrics ({@code KafkaSourceReader.topic.<topic>.partition.<p>.currentOffset}), whatever its name.
+     * One vertex with a Kafka reader of one topic, recognised by the per-partition metric its kind
+     * of reader registers ({@link KafkaReader}), whatever the vertex is called.
      *
-     * @param recordsOutPerSecond sum over subtasks of the source operator's output rate (1-minute
+     * @param reader the kind of reader, and so the metric it was recognised by
+     * @param recordsOutPerSecond sum over subtasks of the reading operator's output rate (1-minute
      *     meter), {@code null} if Flink did not report it
-     * @param assignedSplits number of (reader, partition) assignments for the input topic
+     * @param assignedSplits number of (reader, partition) assignments of the topic; meaningful only
+     *     when the kind {@linkplain KafkaReader#countsAssignments() counts them}
      * @param partitions the distinct partitions among those assignments
      */
     public record Source(
             String vertexId,
             String vertexName,
             int parallelism,
+            KafkaReader reader,
+            String topic,
             Double recordsOutPerSecond,
             int assignedSplits,
             Set<Integer> partitions) {
 
         public Source {
             partitions = Set.copyOf(partitions);
+        }
+
+        /** What a report says of how this source was recognised. */
+        public String recognition() {
+            return reader.label() + " '" + vertexName + "', recognised by its metric " + reader.metric();
         }
     }
 }

@@ -34,18 +34,48 @@ public final class DeploymentObserver {
 
     public Observation observe(FlinkDeployment fd) {
         SpecObservation spec = SpecReader.spec(fd);
-        FlinkObservation flink = null;
-        if (!spec.suspended()) {
-            flink = rest.observe(restUrl(spec), topic(spec));
+        Observed observed = observe(
+                rest,
+                spec.suspended() ? null : restUrl(spec),
+                annotation(spec, Annotations.KAFKA_TOPIC, null),
+                conf.get(KAFKA_TOPIC),
+                conf.get(KAFKA_ENABLED) ? kafka : null,
+                annotation(spec, Annotations.KAFKA_BOOTSTRAP, conf.get(KAFKA_BOOTSTRAP)),
+                annotation(spec, Annotations.KAFKA_GROUP, conf.get(KAFKA_GROUP)));
+        return new Observation(
+                clock.instant(), spec, SpecReader.status(fd), observed.flink(), observed.kafka(), List.of());
+    }
+
+    /** A job as its REST API shows it, and the topic its duplicate check judges as Kafka shows it. */
+    public record Observed(FlinkObservation flink, KafkaObservation kafka) {}
+
+    /**
+     * Observes the job behind {@code restUrl} (none if null) and the topic whose consumption is
+     * judged: {@code explicitTopic} if given (the annotation, the CLI's option); else the one topic
+     * the job's recognised Kafka readers read; of several, {@code fallbackTopic} if it is one of
+     * them, else none (the duplicate check then says it cannot judge); with no reader recognised,
+     * {@code fallbackTopic}. Kafka is asked only when {@code kafka} is not null and a topic is known.
+     */
+    public static Observed observe(
+            FlinkRestClient rest,
+            String restUrl,
+            String explicitTopic,
+            String fallbackTopic,
+            KafkaObserver kafka,
+            String bootstrap,
+            String group) {
+        FlinkObservation flink = restUrl == null ? null : rest.observe(restUrl, explicitTopic);
+        String topic = explicitTopic;
+        if (topic == null) {
+            topic = flink == null || flink.job() == null
+                    ? fallbackTopic
+                    : flink.job().topicToJudge(fallbackTopic);
+            if (topic != null && flink != null) {
+                flink = flink.reading(topic);
+            }
         }
-        KafkaObservation k = null;
-        if (conf.get(KAFKA_ENABLED)) {
-            k = kafka.observe(
-                    annotation(spec, Annotations.KAFKA_BOOTSTRAP, conf.get(KAFKA_BOOTSTRAP)),
-                    topic(spec),
-                    annotation(spec, Annotations.KAFKA_GROUP, conf.get(KAFKA_GROUP)));
-        }
-        return new Observation(clock.instant(), spec, SpecReader.status(fd), flink, k, List.of());
+        KafkaObservation k = kafka == null || topic == null ? null : kafka.observe(bootstrap, topic, group);
+        return new Observed(flink, k);
     }
 
     public String restUrl(SpecObservation spec) {
@@ -54,10 +84,6 @@ public final class DeploymentObserver {
             return explicit.trim();
         }
         return conf.get(REST_URL_TEMPLATE).replace("{name}", spec.name()).replace("{namespace}", spec.namespace());
-    }
-
-    private String topic(SpecObservation spec) {
-        return annotation(spec, Annotations.KAFKA_TOPIC, conf.get(KAFKA_TOPIC));
     }
 
     private static String annotation(SpecObservation spec, String key, String fallback) {

@@ -8,8 +8,9 @@ public interface FlinkRestClient {
     /**
      * Observes the running (or most recent) job behind {@code restUrl}.
      *
-     * @param topic the input topic: the Kafka sources reading it are found by their readers'
-     *     per-partition metrics
+     * @param topic the topic whose readers are wanted, or {@code null} for the readers of every
+     *     topic: Kafka readers are recognised by their per-partition metrics ({@link
+     *     io.lineflow.flinkrest.KafkaReader})
      */
     FlinkObservation observe(String restUrl, String topic);
 }

@@ -5,6 +5,7 @@ import io.lineflow.flinkrest.CheckpointStats;
 import io.lineflow.flinkrest.FlinkRest;
 import io.lineflow.flinkrest.JobDetails;
 import io.lineflow.flinkrest.JobOverview;
+import io.lineflow.flinkrest.KafkaReader;
 import io.lineflow.flinkrest.Metric;
 import io.lineflow.flinkrest.ReaderPartition;
 import io.lineflow.reconciler.model.FlinkObservation;
@@ -20,11 +21,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /** {@link FlinkRestClient} over lineflow's {@link FlinkRest} client, with a timeout on every call. */
 public final class HttpFlinkRestClient implements FlinkRestClient {
@@ -56,17 +58,16 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
             String jobPath = "/jobs/" + job.id();
             JobDetails details = rest.job(restUrl, job.id());
             Long restarts = metric(rest.metrics(restUrl, jobPath + "/metrics", List.of("numRestarts"), null));
-            return new FlinkObservation(
-                    restUrl,
-                    null,
-                    new Job(
-                            job.id(),
-                            job.name(),
-                            job.state(),
-                            job.startTime() > 0 ? Instant.ofEpochMilli(job.startTime()) : null,
-                            restarts,
-                            checkpoints(restUrl, job.id()),
-                            kafkaSources(restUrl, job.id(), details, topic)));
+            Job observed = new Job(
+                    job.id(),
+                    job.name(),
+                    job.state(),
+                    job.startTime() > 0 ? Instant.ofEpochMilli(job.startTime()) : null,
+                    restarts,
+                    checkpoints(restUrl, job.id()),
+                    kafkaSources(restUrl, job.id(), details),
+                    Set.of());
+            return new FlinkObservation(restUrl, null, topic == null ? observed : observed.reading(topic));
         } catch (InterruptedIOException e) {
             return FlinkObservation.failed(restUrl, "interrupted");
         } catch (IOException | RuntimeException e) {
@@ -113,40 +114,50 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
     }
 
     /**
-     * Every vertex whose readers report per-partition offsets for {@code topic}: Kafka sources are
-     * recognised by what they measure, not by their name, so a second source added under any name
-     * is counted too.
+     * Every Kafka reader of the job, one per vertex, kind and topic: recognised by the
+     * per-partition metric its kind registers ({@link KafkaReader}), not by its name, so a second
+     * source added under any name is counted too.
      */
-    private List<Source> kafkaSources(String restUrl, String jobId, JobDetails details, String topic)
-            throws IOException {
+    private List<Source> kafkaSources(String restUrl, String jobId, JobDetails details) throws IOException {
         List<Source> sources = new ArrayList<>();
         for (JobDetails.Vertex vertex : details.vertices()) {
-            String vertexPath = "/jobs/" + jobId + "/vertices/" + vertex.id();
-            String operator = null;
-            Set<String> assignments = new HashSet<>();
-            Set<Integer> partitions = new TreeSet<>();
+            Map<List<Object>, List<ReaderPartition>> readers = new LinkedHashMap<>();
             for (ReaderPartition r : rest.readerPartitions(restUrl, jobId, vertex.id())) {
-                if (topic == null || r.topic().equals(topic)) {
-                    operator = r.operator();
-                    assignments.add(r.subtask() + "/" + r.partition());
-                    partitions.add(r.partition());
-                }
+                readers.computeIfAbsent(List.of(r.reader(), r.topic(), r.operator()), k -> new ArrayList<>())
+                        .add(r);
             }
-            if (operator == null) {
-                continue;
+            for (List<ReaderPartition> partitions : readers.values()) {
+                ReaderPartition any = partitions.get(0);
+                sources.add(new Source(
+                        vertex.id(),
+                        vertex.name(),
+                        vertex.parallelism(),
+                        any.reader(),
+                        any.topic(),
+                        outputRate(restUrl, jobId, vertex.id(), any.operator()),
+                        (int) partitions.stream()
+                                .map(r -> r.subtask() + "/" + r.partition())
+                                .distinct()
+                                .count(),
+                        partitions.stream().map(ReaderPartition::partition).collect(Collectors.toSet())));
             }
-            // The source operator's own output rate: the reader metrics sit in its metric group.
-            Double rate = null;
-            for (Metric m : rest.metrics(
-                    restUrl, vertexPath + "/subtasks/metrics", List.of(operator + ".numRecordsOutPerSecond"), "sum")) {
-                if (m.sum() != null) {
-                    rate = m.sum();
-                }
-            }
-            sources.add(
-                    new Source(vertex.id(), vertex.name(), vertex.parallelism(), rate, assignments.size(), partitions));
         }
         return sources;
+    }
+
+    /** The reading operator's own output rate, summed over subtasks: its reader metrics sit in its group. */
+    private Double outputRate(String restUrl, String jobId, String vertexId, String operator) throws IOException {
+        Double rate = null;
+        for (Metric m : rest.metrics(
+                restUrl,
+                "/jobs/" + jobId + "/vertices/" + vertexId + "/subtasks/metrics",
+                List.of(operator + ".numRecordsOutPerSecond"),
+                "sum")) {
+            if (m.sum() != null) {
+                rate = m.sum();
+            }
+        }
+        return rate;
     }
 
     /** The first metric's value as a whole number; {@code null} if absent or not a number. */

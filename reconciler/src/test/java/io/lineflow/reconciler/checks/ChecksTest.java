@@ -15,6 +15,7 @@ import static io.lineflow.reconciler.TestUtils.sample;
 import static io.lineflow.reconciler.TestUtils.source;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lineflow.flinkrest.KafkaReader;
 import io.lineflow.reconciler.ReconcilerOptions;
 import io.lineflow.reconciler.TestUtils;
 import io.lineflow.reconciler.model.FindingCode;
@@ -367,7 +368,8 @@ class ChecksTest {
                 NOW.minusSeconds(90),
                 0L,
                 checkpoints(NOW.minusSeconds(10), 10, 0),
-                List.of(source(199)));
+                List.of(source(199)),
+                Set.of());
         Observation afterFailover = observation(
                 flink(failedOver),
                 kafka(1_006_000, 500L, Duration.ofDays(7)),
@@ -424,8 +426,15 @@ class ChecksTest {
 
     @Test
     void reportsDuplicateConsumptionWhenMoreReaderAssignmentsThanPartitions() {
-        FlinkObservation.Source doubled =
-                new FlinkObservation.Source("v1", "Source: kafka-source", 4, null, 8, Set.of(0, 1, 2, 3));
+        FlinkObservation.Source doubled = new FlinkObservation.Source(
+                "v1",
+                "Source: kafka-source",
+                4,
+                KafkaReader.KAFKA_SOURCE,
+                "device-events",
+                null,
+                8,
+                Set.of(0, 1, 2, 3));
         Observation o = observation(
                 flink(job(JobStatus.RUNNING, 0, checkpoints(NOW, 10, 0), doubled)), healthyKafka(), List.of());
         HealthResult r = DUPLICATES.evaluate(o, conf, CLOCK);
@@ -447,8 +456,25 @@ class ChecksTest {
                 0L,
                 checkpoints(NOW, 10, 0),
                 List.of(
-                        new FlinkObservation.Source("v1", "Source: kafka-source", 4, 100.0, 4, all),
-                        new FlinkObservation.Source("v7", "Source: replayed-events", 4, 100.0, 4, all)));
+                        new FlinkObservation.Source(
+                                "v1",
+                                "Source: kafka-source",
+                                4,
+                                KafkaReader.KAFKA_SOURCE,
+                                "device-events",
+                                100.0,
+                                4,
+                                all),
+                        new FlinkObservation.Source(
+                                "v7",
+                                "Source: replayed-events",
+                                4,
+                                KafkaReader.KAFKA_SOURCE,
+                                "device-events",
+                                100.0,
+                                4,
+                                all)),
+                Set.of());
         Observation o = observation(
                 flink(twoSources),
                 kafka(1_006_000, 0L, Duration.ofDays(7)),
@@ -475,8 +501,11 @@ class ChecksTest {
                 0L,
                 checkpoints(NOW, 10, 0),
                 List.of(
-                        new FlinkObservation.Source("v1", "a", 2, 100.0, 2, Set.of(0, 1)),
-                        new FlinkObservation.Source("v2", "b", 2, null, 2, Set.of(2, 3))));
+                        new FlinkObservation.Source(
+                                "v1", "a", 2, KafkaReader.KAFKA_SOURCE, "device-events", 100.0, 2, Set.of(0, 1)),
+                        new FlinkObservation.Source(
+                                "v2", "b", 2, KafkaReader.KAFKA_SOURCE, "device-events", null, 2, Set.of(2, 3))),
+                Set.of());
         assertThat(job.sourceRecordsOutPerSecond()).isNull();
         assertThat(job.assignedSplits()).isEqualTo(4);
         assertThat(job.partitionsRead()).isEqualTo(all);
@@ -517,5 +546,132 @@ class ChecksTest {
                         .get()
                         .evidence())
                 .containsEntry("source", "kafka");
+    }
+
+    @Test
+    void aRunningJobWithoutARecognisedKafkaReaderIsNotJudgedAndSaysSo() {
+        // What the Beam job of the incident looked like to the check before it knew Beam's reader.
+        Observation o = observation(
+                flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(10), 10, 0), null)),
+                kafka(1_006_000, 0L, Duration.ofDays(7)),
+                List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 0L)));
+        HealthResult r = DUPLICATES.evaluate(o, conf, CLOCK);
+        assertThat(r.codes()).containsExactly(FindingCode.DUPLICATES_NOT_JUDGED);
+        assertThat(r.findings().get(0).severity()).isEqualTo(Severity.INFO);
+        assertThat(r.findings().get(0).message())
+                .contains(
+                        "no Kafka reader was recognised",
+                        "lineflow.io/kafka-topic",
+                        KafkaReader.BEAM_KAFKA_IO.metric());
+        assertThat(DuplicateConsumptionCheck.coverage(o, conf).orElseThrow().judged())
+                .isFalse();
+    }
+
+    @Test
+    void aJobJustStartedIsNotYetReportedAsNotJudged() {
+        // Its readers register their metrics with their first splits or records: not yet a blind spot.
+        FlinkObservation.Job justStarted = new FlinkObservation.Job(
+                "abc",
+                "lineflow",
+                JobStatus.RUNNING,
+                NOW.minusSeconds(30),
+                0L,
+                checkpoints(NOW.minusSeconds(10), 10, 0),
+                List.of(),
+                Set.of());
+        Observation o = observation(flink(justStarted), kafka(1_006_000, 0L, Duration.ofDays(7)), List.of());
+        assertThat(DUPLICATES.evaluate(o, conf, CLOCK).findings()).isEmpty();
+        assertThat(DuplicateConsumptionCheck.coverage(o, conf)).isEmpty();
+    }
+
+    @Test
+    void aJobThatIsNotRunningIsLeftToTheJobStateCheck() {
+        Observation o = observation(
+                flink(job(JobStatus.RESTARTING, 0, checkpoints(NOW.minusSeconds(10), 10, 0), null)),
+                kafka(1_006_000, 0L, Duration.ofDays(7)),
+                List.of());
+        assertThat(DUPLICATES.evaluate(o, conf, CLOCK).findings()).isEmpty();
+        assertThat(DuplicateConsumptionCheck.coverage(o, conf)).isEmpty();
+    }
+
+    @Test
+    void readersWithoutKafkaObservedAreNotJudgedButTheirAssignmentsAreStillCounted() {
+        FlinkObservation.Job job = job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(100));
+        HealthResult r = DUPLICATES.evaluate(observation(flink(job), null, List.of()), conf, CLOCK);
+        assertThat(r.codes()).containsExactly(FindingCode.DUPLICATES_NOT_JUDGED);
+        assertThat(r.findings().get(0).message())
+                .contains("Kafka is not observed", "Only the readers' partition assignments were counted");
+
+        FlinkObservation.Job doubled =
+                job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(10), 10, 0), TestUtils.doubledSource());
+        assertThat(DUPLICATES
+                        .evaluate(observation(flink(doubled), null, List.of()), conf, CLOCK)
+                        .codes())
+                .as("a partition held twice needs no Kafka to be seen")
+                .containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
+    }
+
+    @Test
+    void aJudgedJobStillWarmingUpHasNoFinding() {
+        // Readers and Kafka seen, but no sample old enough for a rate yet: judged, not reported.
+        Observation o = observation(
+                flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(10), 10, 0), source(100))),
+                kafka(1_006_000, 0L, Duration.ofDays(7)),
+                List.of());
+        assertThat(DUPLICATES.evaluate(o, conf, CLOCK).findings()).isEmpty();
+        assertThat(DuplicateConsumptionCheck.coverage(o, conf).orElseThrow().judged())
+                .isTrue();
+    }
+
+    @Test
+    void beamReadersAreJudgedByRateAloneAndTheFindingNamesWhatWasRecognised() {
+        // Both readers of a doubled partition report under one name: the metrics show 4 of 4.
+        FlinkObservation.Source beam = new FlinkObservation.Source(
+                "v1",
+                "Source: ReadFromKafka/KafkaIO.Read",
+                2,
+                KafkaReader.BEAM_KAFKA_IO,
+                "device-events",
+                199.0,
+                4,
+                Set.of(0, 1, 2, 3));
+        Observation o = observation(
+                flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(10), 10, 0), beam)),
+                kafka(1_006_000, 0L, Duration.ofDays(7)),
+                List.of(sample(Duration.ofSeconds(60), 0L, 0L, 1_000_000L, 0L)));
+        HealthResult r = DUPLICATES.evaluate(o, conf, CLOCK);
+        assertThat(r.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(r.findings().get(0).message())
+                .contains("Beam KafkaIO (Flink runner)", "KafkaIOReader_rawSize/<topic>-<p>", "ratio 1.99");
+        assertThat(r.findings().get(0).evidence()).containsEntry("readers", "BEAM_KAFKA_IO");
+    }
+
+    @Test
+    void theTopicJudgedIsTheOneTheReadersReadUnlessNamed() {
+        FlinkObservation.Source a =
+                new FlinkObservation.Source("v1", "a", 2, KafkaReader.KAFKA_SOURCE, "orders", 10.0, 2, Set.of(0, 1));
+        FlinkObservation.Source b = new FlinkObservation.Source(
+                "v2", "b", 2, KafkaReader.FLINK_KAFKA_CONSUMER, "returns", 10.0, 2, Set.of(0, 1));
+        FlinkObservation.Job one = new FlinkObservation.Job(
+                "j", "n", JobStatus.RUNNING, NOW.minusSeconds(3600), 0L, null, List.of(a), Set.of());
+        FlinkObservation.Job two = new FlinkObservation.Job(
+                "j", "n", JobStatus.RUNNING, NOW.minusSeconds(3600), 0L, null, List.of(a, b), Set.of());
+        FlinkObservation.Job none = new FlinkObservation.Job(
+                "j", "n", JobStatus.RUNNING, NOW.minusSeconds(3600), 0L, null, List.of(), Set.of());
+        assertThat(one.topicToJudge("device-events")).isEqualTo("orders");
+        assertThat(two.topicToJudge("returns")).isEqualTo("returns");
+        assertThat(two.topicToJudge("device-events"))
+                .as("several, none configured")
+                .isNull();
+        assertThat(none.topicToJudge("device-events")).isEqualTo("device-events");
+
+        FlinkObservation.Job narrowed = two.reading("orders");
+        assertThat(narrowed.sources()).containsExactly(a);
+        assertThat(narrowed.otherTopics()).containsExactly("returns");
+        assertThat(narrowed.topicsRead()).containsExactly("orders", "returns");
+        HealthResult r =
+                DUPLICATES.evaluate(observation(flink(two.reading("device-events")), null, List.of()), conf, CLOCK);
+        assertThat(r.codes()).containsExactly(FindingCode.DUPLICATES_NOT_JUDGED);
+        assertThat(r.findings().get(0).message()).contains("read orders, returns", "lineflow.io/kafka-topic");
     }
 }

@@ -87,10 +87,7 @@ class ReconcilerMockServerTest {
 
     private FlinkObservation duplicatedJob() {
         return TestUtils.flink(TestUtils.job(
-                JobStatus.RUNNING,
-                0,
-                checkpoints(clock.instant().minusSeconds(20), 50, 0),
-                new FlinkObservation.Source("v1", "Source: kafka-source", 4, 200.0, 8, java.util.Set.of(0, 1, 2, 3))));
+                JobStatus.RUNNING, 0, checkpoints(clock.instant().minusSeconds(20), 50, 0), TestUtils.doubledSource()));
     }
 
     private FlinkDeployment create(FlinkDeployment fd) {

@@ -41,10 +41,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -59,7 +55,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
@@ -75,8 +70,7 @@ class RealFlinkRestTest {
     private static final int PARTITIONS = 4;
     private static final Path WORK = Path.of("target", "it", "real-flink-rest");
     private static EmbeddedKafka kafka;
-    private static Thread producer;
-    private static final AtomicBoolean producing = new AtomicBoolean(true);
+    private static PacedProducer producer;
     private static MiniCluster withDir;
     private static MiniCluster heapOnly;
     /**
@@ -99,9 +93,7 @@ class RealFlinkRestTest {
     static void startClusters() throws Exception {
         kafka = EmbeddedKafka.start(WORK.resolve("kafka-" + System.nanoTime()));
         kafka.createTopic(TOPIC, PARTITIONS);
-        producer = new Thread(RealFlinkRestTest::produceAtRate, "paced-producer");
-        producer.setDaemon(true);
-        producer.start();
+        producer = PacedProducer.start(kafka.bootstrapServers(), TOPIC, PARTITIONS, RATE);
         Path dir =
                 Files.createDirectories(Path.of("target/flink-it/checkpoints")).toAbsolutePath();
         Configuration a = clusterConf();
@@ -156,37 +148,8 @@ class RealFlinkRestTest {
         withDir.close();
         heapOnly.close();
         doubling.close();
-        producing.set(false);
-        producer.join(10_000);
+        producer.close();
         kafka.close();
-    }
-
-    /** Writes RATE records/s into the topic, spread over its partitions, until the class ends. */
-    private static void produceAtRate() {
-        try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(
-                Map.of(
-                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                        kafka.bootstrapServers(),
-                        ProducerConfig.LINGER_MS_CONFIG,
-                        0),
-                new ByteArraySerializer(),
-                new ByteArraySerializer())) {
-            long start = System.currentTimeMillis();
-            long next = 0;
-            while (producing.get()) {
-                long due = (long) ((System.currentTimeMillis() - start) / 1000.0 * RATE);
-                for (; next < due; next++) {
-                    p.send(new ProducerRecord<>(
-                            TOPIC,
-                            (int) (next % PARTITIONS),
-                            null,
-                            Long.toString(next).getBytes()));
-                }
-                Thread.sleep(5);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /** Hands each Kafka record on {@code times} times: a source that counts every record twice. */
@@ -306,9 +269,10 @@ class RealFlinkRestTest {
         return SpecObservation.builder(null, url).build();
     }
 
+    /** The runtime checks on {@code o} beside the topic as Kafka shows it, as the reconciler runs them. */
     private HealthResult evaluate(String url, FlinkObservation o) {
-        return evaluator.evaluateRuntimeOnly(
-                new Observation(java.time.Instant.now(), noSpec(url), null, o, null, List.of()));
+        KafkaObservation k = topic.observe(kafka.bootstrapServers(), TOPIC, "lineflow");
+        return evaluator.evaluateRuntimeOnly(new Observation(k.observedAt(), noSpec(url), null, o, k, List.of()));
     }
 
     @Test

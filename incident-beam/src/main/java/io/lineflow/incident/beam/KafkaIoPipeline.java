@@ -1,0 +1,99 @@
+package io.lineflow.incident.beam;
+
+import org.apache.beam.runners.flink.FlinkPipelineOptions;
+import org.apache.beam.runners.flink.FlinkRunner;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.io.kafka.KafkaIO;
+import org.apache.beam.sdk.options.Default;
+import org.apache.beam.sdk.options.Description;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.options.PipelineOptionsValidator;
+import org.apache.beam.sdk.options.Validation;
+import org.apache.beam.sdk.transforms.Values;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.util.Map;
+
+/**
+ * The pipeline of the incident behind lineflow's duplicate detector, in its shape: Beam's {@code
+ * KafkaIO.read()} with offsets committed in finalize, without metadata, on Beam's Flink runner,
+ * and every record passed on once — here to an output topic, so that a test counts what the
+ * pipeline emitted without asking Flink. On this runner the read is a Flink source whose split
+ * enumerator, when it is restored (a JobManager failover, a start from a savepoint), hands every
+ * split out again while the readers restore theirs: every record is then read twice.
+ *
+ * <p>Run with Beam's options, e.g. {@code --flinkMaster=[local] --flinkConfDir=DIR
+ * --checkpointingInterval=2000 --parallelism=2 --bootstrapServers=… --inputTopic=… --outputTopic=…}.
+ */
+public final class KafkaIoPipeline {
+
+    /** The pipeline's own options beside Beam's Flink runner options. */
+    public interface Options extends FlinkPipelineOptions {
+        @Description("Kafka bootstrap servers")
+        @Validation.Required
+        String getBootstrapServers();
+
+        void setBootstrapServers(String value);
+
+        @Description("Topic the pipeline reads")
+        @Validation.Required
+        String getInputTopic();
+
+        void setInputTopic(String value);
+
+        @Description("Topic each record read is written to, once")
+        @Validation.Required
+        String getOutputTopic();
+
+        void setOutputTopic(String value);
+
+        @Description("Consumer group whose offsets the read commits when a checkpoint finalizes")
+        @Default.String("incident-beam")
+        String getGroupId();
+
+        void setGroupId(String value);
+
+        @Description("Where a reader without a committed or checkpointed offset starts: Kafka's"
+                + " auto.offset.reset (latest, earliest)")
+        @Default.String("latest")
+        String getAutoOffsetReset();
+
+        void setAutoOffsetReset(String value);
+    }
+
+    private KafkaIoPipeline() {}
+
+    public static void main(String[] args) {
+        PipelineOptionsFactory.register(Options.class);
+        Options options = PipelineOptionsFactory.fromArgs(args).as(Options.class);
+        options.setRunner(FlinkRunner.class);
+        options.setStreaming(true);
+        PipelineOptionsValidator.validate(Options.class, options);
+        Pipeline pipeline = Pipeline.create(options);
+        pipeline.apply(
+                        "ReadFromKafka",
+                        KafkaIO.<byte[], byte[]>read()
+                                .withBootstrapServers(options.getBootstrapServers())
+                                .withTopic(options.getInputTopic())
+                                .withKeyDeserializer(ByteArrayDeserializer.class)
+                                .withValueDeserializer(ByteArrayDeserializer.class)
+                                .withConsumerConfigUpdates(Map.of(
+                                        ConsumerConfig.GROUP_ID_CONFIG,
+                                        options.getGroupId(),
+                                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                                        "earliest"))
+                                .commitOffsetsInFinalize()
+                                .withoutMetadata())
+                .apply("Values", Values.create())
+                .apply(
+                        "WriteToKafka",
+                        KafkaIO.<Void, byte[]>write()
+                                .withBootstrapServers(options.getBootstrapServers())
+                                .withTopic(options.getOutputTopic())
+                                .withValueSerializer(ByteArraySerializer.class)
+                                .values());
+        pipeline.run().waitUntilFinish();
+    }
+}
