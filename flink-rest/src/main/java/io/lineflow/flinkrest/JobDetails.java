@@ -17,15 +17,42 @@ public record JobDetails(
         String name,
         JobStatus state,
         Map<String, Long> timestamps,
-        List<Vertex> vertices) {
+        List<Vertex> vertices,
+        Plan plan) {
 
     public JobDetails {
         timestamps = timestamps == null ? Map.of() : timestamps;
         vertices = vertices == null ? List.of() : vertices;
+        plan = plan == null ? new Plan(List.of()) : plan;
     }
 
     /** One vertex; {@code status} is its aggregated execution state ({@code RUNNING}, ...). */
     public record Vertex(String id, String name, int parallelism, String status) {}
+
+    /** The job's plan: its vertices as nodes, each with the vertices it reads from. */
+    public record Plan(List<Node> nodes) {
+        public Plan {
+            nodes = nodes == null ? List.of() : nodes;
+        }
+    }
+
+    /** A vertex of the plan; {@code inputs} is empty for a source vertex. */
+    public record Node(String id, List<Input> inputs) {
+        public Node {
+            inputs = inputs == null ? List.of() : inputs;
+        }
+    }
+
+    /** One input of a node: the vertex it reads from. */
+    public record Input(String id) {}
+
+    /** The ids of the vertices that read from no other vertex: the job's sources. */
+    public List<String> sourceVertexIds() {
+        return plan.nodes().stream()
+                .filter(n -> n.inputs().isEmpty())
+                .map(Node::id)
+                .toList();
+    }
 
     /** When the job last became RUNNING (epoch ms), or 0 if it never did. */
     public long runningSince() {

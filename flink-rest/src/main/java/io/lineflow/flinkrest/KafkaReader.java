@@ -33,6 +33,17 @@ public enum KafkaReader {
             "Beam KafkaIO (Flink runner)",
             "KafkaIOReader_rawSize/<topic>-<p>",
             "KafkaIOReader_rawSize/(.+)-(\\d+)",
+            false),
+    /**
+     * Any other reader, taken on the deployment's word: when the topic is named explicitly and no
+     * reader of it is recognised, the job's one vertex without inputs, judged by its source
+     * operator's output rate. Recognised by no metric of its own ({@link ReaderPartition#of} never
+     * returns it).
+     */
+    SOURCE_VERTEX(
+            "the job's only source vertex, its topic named on the deployment",
+            "Source__<name>.numRecordsOutPerSecond of the one vertex without inputs",
+            null,
             false);
 
     private final String label;
@@ -44,7 +55,7 @@ public enum KafkaReader {
         this.label = label;
         this.metric = metric;
         // <subtask>.<operator>.<the reader's own metric>, as a vertex's metric listing names it.
-        this.id = Pattern.compile("^(\\d+)\\.(.+)\\." + pattern + "$");
+        this.id = pattern == null ? null : Pattern.compile("^(\\d+)\\.(.+)\\." + pattern + "$");
         this.countsAssignments = countsAssignments;
     }
 
@@ -66,6 +77,7 @@ public enum KafkaReader {
         return countsAssignments;
     }
 
+    /** The pattern of a vertex metric id that names a partition this kind reads; null if none does. */
     Pattern id() {
         return id;
     }

@@ -16,8 +16,8 @@ public record ReaderPartition(int subtask, String operator, KafkaReader reader, 
     /** The partition a vertex metric's id names; empty for every other metric. */
     public static Optional<ReaderPartition> of(String metricId) {
         for (KafkaReader reader : KafkaReader.values()) {
-            Matcher m = reader.id().matcher(metricId);
-            if (m.matches()) {
+            Matcher m = reader.id() == null ? null : reader.id().matcher(metricId);
+            if (m != null && m.matches()) {
                 return Optional.of(new ReaderPartition(
                         Integer.parseInt(m.group(1)), m.group(2), reader, m.group(3), Integer.parseInt(m.group(4))));
             }

@@ -110,6 +110,13 @@ class FlinkRestTest {
             assertThat(v.parallelism()).isEqualTo(1);
             assertThat(v.status()).isEqualTo("RUNNING");
         });
+        assertThat(details.vertices()).as("source, map, sink: chaining is off").hasSize(3);
+        assertThat(details.sourceVertexIds())
+                .as("the plan's one node without inputs is the source's vertex")
+                .containsExactlyElementsOf(details.vertices().stream()
+                        .filter(v -> v.name().startsWith("Source:"))
+                        .map(JobDetails.Vertex::id)
+                        .toList());
         assertThat(rest.taskManagers(base)).singleElement().satisfies(tm -> {
             assertThat(tm.id()).isNotBlank();
             assertThat(tm.slotsNumber()).isEqualTo(2);

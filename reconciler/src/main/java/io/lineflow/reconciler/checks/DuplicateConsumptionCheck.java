@@ -73,8 +73,9 @@ public final class DuplicateConsumptionCheck implements Check {
         if (job.sources().isEmpty()) {
             reason = job.otherTopics().isEmpty()
                     ? "no Kafka reader was recognised in the job (recognised: " + KNOWN_READERS
-                            + "); name its topic and group with the annotations " + Annotations.KAFKA_TOPIC + " and "
-                            + Annotations.KAFKA_GROUP + " if it reads one"
+                            + "); if it reads Kafka, name the topic with the annotation " + Annotations.KAFKA_TOPIC
+                            + " (the job's source vertex is then judged, if it has only one) and the group with "
+                            + Annotations.KAFKA_GROUP
                     : "its Kafka readers read " + String.join(", ", new TreeSet<>(job.otherTopics()))
                             + (k == null ? "" : ", not the topic " + k.topic())
                             + ": name the topic to judge with the annotation " + Annotations.KAFKA_TOPIC;
@@ -95,6 +96,7 @@ public final class DuplicateConsumptionCheck implements Check {
     private static final String KNOWN_READERS = String.join(
             ", ",
             Arrays.stream(KafkaReader.values())
+                    .filter(r -> r != KafkaReader.SOURCE_VERTEX)
                     .map(r -> r.label() + " by " + r.metric())
                     .toList());
 

@@ -261,7 +261,7 @@ public record FlinkObservation(String restUrl, String error, Job job) {
 
         /** What a report says of how this source was recognised. */
         public String recognition() {
-            return reader.label() + " '" + vertexName + "', recognised by its metric " + reader.metric();
+            return reader.label() + " '" + vertexName + "' (by " + reader.metric() + ")";
         }
     }
 }

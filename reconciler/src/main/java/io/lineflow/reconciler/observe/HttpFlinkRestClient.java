@@ -26,6 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /** {@link FlinkRestClient} over lineflow's {@link FlinkRest} client, with a timeout on every call. */
@@ -40,6 +42,9 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
     private static final Comparator<JobOverview> JOB_CHOICE = Comparator.<JobOverview>comparingInt(
                     j -> j.state() == JobStatus.RUNNING ? 2 : terminal(j) ? 0 : 1)
             .thenComparingLong(JobOverview::startTime);
+
+    /** A source operator's output rate as a vertex's subtask metrics list it: Flink names a source "Source: …". */
+    private static final Pattern SOURCE_OPERATOR_RATE = Pattern.compile("^(Source__.+)\\.numRecordsOutPerSecond$");
 
     private final FlinkRest rest;
 
@@ -65,7 +70,7 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
                     job.startTime() > 0 ? Instant.ofEpochMilli(job.startTime()) : null,
                     restarts,
                     checkpoints(restUrl, job.id()),
-                    kafkaSources(restUrl, job.id(), details),
+                    kafkaSources(restUrl, job.id(), details, topic),
                     Set.of());
             return new FlinkObservation(restUrl, null, topic == null ? observed : observed.reading(topic));
         } catch (InterruptedIOException e) {
@@ -116,9 +121,55 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
     /**
      * Every Kafka reader of the job, one per vertex, kind and topic: recognised by the
      * per-partition metric its kind registers ({@link KafkaReader}), not by its name, so a second
-     * source added under any name is counted too.
+     * source added under any name is counted too. When {@code topic} is named and none of them
+     * reads it, the job's one source vertex is taken as its reader ({@link
+     * KafkaReader#SOURCE_VERTEX}): the deployment's word for a reader lineflow does not know.
      */
-    private List<Source> kafkaSources(String restUrl, String jobId, JobDetails details) throws IOException {
+    private List<Source> kafkaSources(String restUrl, String jobId, JobDetails details, String topic)
+            throws IOException {
+        List<Source> recognised = recognisedReaders(restUrl, jobId, details);
+        if (topic == null || recognised.stream().anyMatch(s -> s.topic().equals(topic))) {
+            return recognised;
+        }
+        List<String> sourceVertices = details.sourceVertexIds();
+        if (sourceVertices.size() != 1) {
+            return recognised; // several sources, or no plan: which one reads the topic is unknown
+        }
+        Optional<JobDetails.Vertex> vertex = details.vertices().stream()
+                .filter(v -> v.id().equals(sourceVertices.get(0)))
+                .findFirst();
+        Optional<String> operator = vertex.isEmpty()
+                ? Optional.empty()
+                : rest
+                        .metrics(
+                                restUrl,
+                                "/jobs/" + jobId + "/vertices/" + vertex.get().id() + "/subtasks/metrics",
+                                List.of(),
+                                null)
+                        .stream()
+                        .map(m -> SOURCE_OPERATOR_RATE.matcher(m.id()))
+                        .filter(Matcher::matches)
+                        .map(m -> m.group(1))
+                        .findFirst();
+        if (operator.isEmpty()) {
+            return recognised;
+        }
+        List<Source> all = new ArrayList<>(recognised);
+        JobDetails.Vertex v = vertex.get();
+        all.add(new Source(
+                v.id(),
+                v.name(),
+                v.parallelism(),
+                KafkaReader.SOURCE_VERTEX,
+                topic,
+                outputRate(restUrl, jobId, v.id(), operator.get()),
+                0,
+                Set.of()));
+        return all;
+    }
+
+    /** Every reader of the job that a {@link KafkaReader} metric names. */
+    private List<Source> recognisedReaders(String restUrl, String jobId, JobDetails details) throws IOException {
         List<Source> sources = new ArrayList<>();
         for (JobDetails.Vertex vertex : details.vertices()) {
             Map<List<Object>, List<ReaderPartition>> readers = new LinkedHashMap<>();

@@ -2,6 +2,7 @@ package io.lineflow.reconciler.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lineflow.flinkrest.KafkaReader;
 import io.lineflow.reconciler.model.FlinkObservation;
 
 import org.apache.flink.api.common.JobStatus;
@@ -87,6 +88,47 @@ class HttpFlinkRestClientTest {
         FlinkObservation.Job job = client.observe(server.url(), "other-topic").job();
         assertThat(job.sources()).isEmpty();
         assertThat(job.sourceRecordsOutPerSecond()).isNull();
+    }
+
+    @Test
+    void aNamedTopicMakesTheOneSourceVertexOfAnUnknownReaderItsReader() {
+        server.runningJob(now, 1, 1, false).unrecognisedSource(80.0, false);
+        FlinkObservation.Job named = client.observe(server.url(), "line-events").job();
+        assertThat(named.sources()).hasSize(1);
+        FlinkObservation.Source s = named.sources().get(0);
+        assertThat(s.reader()).isEqualTo(KafkaReader.SOURCE_VERTEX);
+        assertThat(s.topic()).isEqualTo("line-events");
+        assertThat(s.vertexId()).isEqualTo("v1");
+        assertThat(s.recordsOutPerSecond())
+                .as("the source operator's rate, not the chain's")
+                .isEqualTo(80.0);
+        assertThat(named.assignedSplits())
+                .as("nothing to count for an unknown reader")
+                .isZero();
+
+        assertThat(client.observe(server.url(), null).job().sources())
+                .as("without a topic named, nothing is taken on trust")
+                .isEmpty();
+    }
+
+    @Test
+    void aNamedTopicWithSeveralSourceVerticesTakesNoneOfThem() {
+        server.runningJob(now, 1, 1, false).unrecognisedSource(80.0, true);
+        assertThat(client.observe(server.url(), "line-events").job().sources()).isEmpty();
+    }
+
+    @Test
+    void aRecognisedReaderOfTheNamedTopicIsNotDoubledByTheSourceVertex() {
+        server.runningJob(now, 200.0, 4, false);
+        server.on(
+                "/jobs/j1",
+                "{\"jid\":\"j1\",\"name\":\"lineflow\",\"state\":\"RUNNING\",\"vertices\":["
+                        + "{\"id\":\"v1\",\"name\":\"Source: kafka-source -> parse-events\",\"parallelism\":2},"
+                        + "{\"id\":\"v2\",\"name\":\"device-windows -> Sink: postgres-sink\",\"parallelism\":2}],"
+                        + "\"plan\":{\"nodes\":[{\"id\":\"v1\"},{\"id\":\"v2\",\"inputs\":[{\"id\":\"v1\"}]}]}}");
+        assertThat(client.observe(server.url(), "device-events").job().sources())
+                .extracting(FlinkObservation.Source::reader)
+                .containsExactly(KafkaReader.KAFKA_SOURCE);
     }
 
     @Test

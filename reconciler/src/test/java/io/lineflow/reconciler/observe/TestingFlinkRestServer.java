@@ -173,6 +173,34 @@ public final class TestingFlinkRestServer implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Makes "j1" a job whose one source vertex "v1" reads Kafka through a reader lineflow does not
+     * recognise (no per-partition metric), emitting {@code sourceRate} records/s; with {@code
+     * secondSource}, a second vertex without inputs beside it.
+     */
+    public TestingFlinkRestServer unrecognisedSource(double sourceRate, boolean secondSource) {
+        on(
+                "/jobs/j1",
+                "{\"jid\":\"j1\",\"name\":\"team-job\",\"state\":\"RUNNING\",\"vertices\":["
+                        + "{\"id\":\"v1\",\"name\":\"Source: Custom Source -> map\",\"parallelism\":2},"
+                        + "{\"id\":\"v2\",\"name\":\"Sink: jdbc\",\"parallelism\":2}],"
+                        + "\"plan\":{\"nodes\":[{\"id\":\"v1\"},{\"id\":\"v2\",\"inputs\":[{\"id\":\"v1\"}]}"
+                        + (secondSource ? ",{\"id\":\"v9\"}" : "")
+                        + "]}}");
+        on(
+                "/jobs/j1/vertices/v1/metrics",
+                "[{\"id\":\"0.numRecordsIn\"},{\"id\":\"0.Source__Custom_Source.numRecordsOut\"}]");
+        on("/jobs/j1/vertices/v2/metrics", "[{\"id\":\"0.numRecordsIn\"}]");
+        on(
+                "/jobs/j1/vertices/v1/subtasks/metrics",
+                "[{\"id\":\"numRecordsOutPerSecond\"},{\"id\":\"Source__Custom_Source.numRecordsOutPerSecond\"},"
+                        + "{\"id\":\"map.numRecordsOutPerSecond\"}]");
+        on(
+                "/jobs/j1/vertices/v1/subtasks/metrics?get=Source__Custom_Source.numRecordsOutPerSecond&agg=sum",
+                "[{\"id\":\"Source__Custom_Source.numRecordsOutPerSecond\",\"sum\":" + sourceRate + "}]");
+        return this;
+    }
+
     @Override
     public void close() {
         release(); // a held request would keep the server's one thread, which stop() joins
