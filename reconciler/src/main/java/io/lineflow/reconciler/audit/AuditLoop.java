@@ -13,12 +13,7 @@ import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_TIMEOUT;
 import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_TOPIC;
 
 import io.lineflow.reconciler.act.Metrics;
-import io.lineflow.reconciler.model.Finding;
-import io.lineflow.reconciler.model.FindingCode;
-import io.lineflow.reconciler.model.HealthResult;
-import io.lineflow.reconciler.model.Severity;
 import io.lineflow.rules.Rules;
-import io.lineflow.rules.table.WindowTable.Difference;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -35,8 +30,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The continuous audit: {@link Audit} every {@code audit.period} over the last {@code audit.span},
  * on a thread of its own so a long read never delays the health passes. Its latest report becomes
- * the metrics and, while rows differ, an {@code AUDIT_MISMATCH} finding that the passes join into
- * the audited deployment's result (and so its Events and summary).
+ * the metrics and enters the audited deployment's observation, where {@link
+ * io.lineflow.reconciler.checks.AuditCheck} judges it (and so its Events and summary).
  *
  * <p>A loop in the reconciler rather than a CronJob: the reconciler already runs in the cluster
  * with Kafka access, serves the metrics and writes the Events and summary of the deployment; a
@@ -44,7 +39,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class AuditLoop implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AuditLoop.class);
-    private static final int EXAMPLES = 5;
 
     private final Audit.Settings settings;
     private final Duration period;
@@ -125,50 +119,11 @@ public final class AuditLoop implements AutoCloseable {
     }
 
     /**
-     * The audit's findings for the deployment {@code namespace/name}: {@code AUDIT_MISMATCH} while
-     * the latest completed audit found differences, nothing for another deployment.
+     * The latest completed audit if it is of the deployment {@code namespace/name} (named by
+     * {@code audit.deployment} with or without its namespace), else {@code null}.
      */
-    public HealthResult findingsFor(String namespace, String name) {
-        AuditReport r = latest;
-        if (r == null || r.clean() || !(deployment.equals(name) || deployment.equals(namespace + "/" + name))) {
-            return HealthResult.healthy();
-        }
-        return mismatch(r).asResult();
-    }
-
-    /** The finding of a report with differences. */
-    static Finding mismatch(AuditReport r) {
-        long missing = r.rows(Difference.Kind.MISSING);
-        long extra = r.rows(Difference.Kind.EXTRA);
-        long wrong = r.rows(Difference.Kind.WRONG);
-        return Finding.of(
-                        FindingCode.AUDIT_MISMATCH,
-                        Severity.CRITICAL,
-                        String.format(
-                                "The audit recounted the windows since %s from Kafka and %d rows of"
-                                        + " device_window_stats differ (%d missing, %d extra, %d wrong), e.g. %s."
-                                        + " The figures written are not the topic's: look for a restart or a"
-                                        + " DUPLICATE_CONSUMPTION at that time, or a change by hand; `audit --span`"
-                                        + " lists every row and cell.",
-                                java.time.Instant.ofEpochMilli(r.from()),
-                                missing + extra + wrong,
-                                missing,
-                                extra,
-                                wrong,
-                                String.join(
-                                        "; ",
-                                        r.differences().stream()
-                                                .limit(EXAMPLES)
-                                                .map(Difference::toString)
-                                                .toList())))
-                .with("missing", missing)
-                .with("extra", extra)
-                .with("wrong", wrong)
-                .with("matched", r.matched())
-                .with("notJudged", r.unjudged().size())
-                .with("from", java.time.Instant.ofEpochMilli(r.from()).toString())
-                .with("auditedAt", r.at().toString())
-                .build();
+    public AuditReport latestFor(String namespace, String name) {
+        return deployment.equals(name) || deployment.equals(namespace + "/" + name) ? latest : null;
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.lineflow.reconciler.model.Observation;
 import org.apache.flink.configuration.Configuration;
 
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 
 /** Evaluates an observation: spec checks, plus runtime checks when anything runtime was observed. */
@@ -21,10 +22,18 @@ public final class HealthEvaluator {
             new RestartCheck(),
             new CheckpointCheck(),
             new KafkaCheck(),
-            new DuplicateConsumptionCheck());
+            new DuplicateConsumptionCheck(),
+            new AuditCheck());
 
     private final Configuration conf;
     private final Clock clock;
+
+    /** Every check the evaluator runs, spec first: a {@link Check} not listed here never runs. */
+    static List<Check> checks() {
+        List<Check> all = new ArrayList<>(List.of(SPEC));
+        all.addAll(RUNTIME);
+        return all;
+    }
 
     public HealthEvaluator(Configuration conf, Clock clock) {
         this.conf = conf;
@@ -38,7 +47,7 @@ public final class HealthEvaluator {
      */
     public HealthResult evaluate(Observation o) {
         HealthResult spec = SPEC.evaluate(o, conf, clock);
-        if (o.flink() == null && o.kafka() == null && o.status() == null) {
+        if (o.flink() == null && o.kafka() == null && o.status() == null && o.audit() == null) {
             return spec;
         }
         return spec.join(evaluateRuntimeOnly(o).without(spec.codes()));

@@ -77,7 +77,7 @@ public final class Reconciler implements AutoCloseable {
         });
     }
 
-    /** Joins the continuous audit's findings into its deployment's results (none without it). */
+    /** The continuous audit whose latest report enters its deployment's observation (none without it). */
     public void auditedBy(AuditLoop audit) {
         this.audit = audit;
     }
@@ -118,13 +118,15 @@ public final class Reconciler implements AutoCloseable {
 
     private HealthResult evaluateAndAct(FlinkDeployment fd, Observation raw) {
         String key = raw.spec().key();
-        Observation o = raw.withHistory(history.get(key));
-        HealthResult result = evaluator.evaluate(o);
         AuditLoop a = audit;
-        if (a != null) {
-            result = result.join(a.findingsFor(
-                    fd.getMetadata().getNamespace(), fd.getMetadata().getName()));
-        }
+        Observation o = raw.withHistory(history.get(key))
+                .withAudit(
+                        a == null
+                                ? null
+                                : a.latestFor(
+                                        fd.getMetadata().getNamespace(),
+                                        fd.getMetadata().getName()));
+        HealthResult result = evaluator.evaluate(o);
         history.add(key, Sample.of(o));
         events.publish(fd, result);
         summary.publish(fd, result);

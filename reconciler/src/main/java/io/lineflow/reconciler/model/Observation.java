@@ -1,5 +1,7 @@
 package io.lineflow.reconciler.model;
 
+import io.lineflow.reconciler.audit.AuditReport;
+
 import java.time.Instant;
 import java.util.List;
 
@@ -10,6 +12,8 @@ import java.util.List;
  * @param flink {@code null} when the Flink REST API was not asked (spec-only evaluation)
  * @param kafka {@code null} when Kafka was not asked
  * @param history earlier samples of the same deployment, oldest first
+ * @param audit the latest completed audit of this deployment's table, {@code null} when it is not
+ *     audited or no audit has completed yet
  */
 public record Observation(
         Instant observedAt,
@@ -17,10 +21,22 @@ public record Observation(
         KubernetesStatus status,
         FlinkObservation flink,
         KafkaObservation kafka,
-        List<Sample> history) {
+        List<Sample> history,
+        AuditReport audit) {
 
     public Observation {
         history = List.copyOf(history == null ? List.of() : history);
+    }
+
+    /** An observation without an audit (the CLI's checks, a deployment not audited). */
+    public Observation(
+            Instant observedAt,
+            SpecObservation spec,
+            KubernetesStatus status,
+            FlinkObservation flink,
+            KafkaObservation kafka,
+            List<Sample> history) {
+        this(observedAt, spec, status, flink, kafka, history, null);
     }
 
     /** The job Flink reported; {@code null} when Flink was not asked, could not be read or runs no job. */
@@ -29,6 +45,11 @@ public record Observation(
     }
 
     public Observation withHistory(List<Sample> earlier) {
-        return new Observation(observedAt, spec, status, flink, kafka, earlier);
+        return new Observation(observedAt, spec, status, flink, kafka, earlier, audit);
+    }
+
+    /** This observation with the latest audit of its deployment ({@code null}: none). */
+    public Observation withAudit(AuditReport latest) {
+        return new Observation(observedAt, spec, status, flink, kafka, history, latest);
     }
 }

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lineflow.reconciler.ReconcilerOptions;
 import io.lineflow.reconciler.act.Metrics;
 import io.lineflow.reconciler.audit.AuditReport.Reason;
+import io.lineflow.reconciler.checks.AuditCheck;
 import io.lineflow.reconciler.model.FindingCode;
+import io.lineflow.reconciler.model.HealthResult;
+import io.lineflow.reconciler.model.Observation;
 import io.lineflow.rules.Rules;
 import io.lineflow.rules.recount.WindowRecount;
 import io.lineflow.rules.recount.WindowRecount.Row;
@@ -298,7 +301,7 @@ class SpanAuditTest {
                     .contains("lineflow_audit_rows{deployment=\"lineflow\",result=\"matched\"} 8")
                     .contains("lineflow_audit_rows{deployment=\"lineflow\",result=\"wrong\"} 0")
                     .contains("lineflow_audit_runs_total{deployment=\"lineflow\",outcome=\"completed\"}");
-            assertThat(loop.findingsFor("lineflow-ns", "lineflow").findings()).isEmpty();
+            assertThat(audited(loop, "lineflow").findings()).isEmpty();
 
             AuditReport before = loop.latest();
             sql("UPDATE device_window_stats SET events_seen = 99"
@@ -314,9 +317,17 @@ class SpanAuditTest {
                     "SpanAuditTest: altered row reported %d ms after the change (period %d s)%n",
                     (System.nanoTime() - altered) / 1_000_000, period.toSeconds());
             assertThat(metrics.render()).contains("lineflow_audit_rows{deployment=\"lineflow\",result=\"wrong\"} 1");
-            assertThat(loop.findingsFor("lineflow-ns", "lineflow").find(FindingCode.AUDIT_MISMATCH))
+            assertThat(audited(loop, "lineflow").find(FindingCode.AUDIT_MISMATCH))
                     .hasValueSatisfying(f -> assertThat(f.message()).contains("d2@2026-11-01T11:30:00Z"));
-            assertThat(loop.findingsFor("lineflow-ns", "another").findings()).isEmpty();
+            assertThat(loop.latestFor("lineflow-ns", "another")).isNull();
+            assertThat(audited(loop, "another").findings()).isEmpty();
         }
+    }
+
+    /** What the reconciler's pass judges of the deployment {@code name}: the loop's report for it, by AuditCheck. */
+    private static HealthResult audited(AuditLoop loop, String name) {
+        Observation o = new Observation(CLOCK.instant(), null, null, null, null, List.of())
+                .withAudit(loop.latestFor("lineflow-ns", name));
+        return new AuditCheck().evaluate(o, ReconcilerOptions.fromMap(Map.of()), CLOCK);
     }
 }
