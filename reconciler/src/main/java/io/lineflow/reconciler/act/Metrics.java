@@ -90,13 +90,8 @@ public final class Metrics {
                         sb,
                         "lineflow_reconciler_duplicates_judged",
                         labels + ",readers=\""
-                                + esc(String.join(
-                                        ",",
-                                        o.job().sources().stream()
-                                                .map(s -> s.reader().name())
-                                                .distinct()
-                                                .toList()))
-                                + "\"",
+                                + esc(DuplicateConsumptionCheck.readerKinds(
+                                        o.job().sources())) + "\"",
                         coverage.judged() ? 1 : 0));
         DuplicateConsumptionCheck.rates(o, conf).ifPresent(rates -> {
             gauge(sb, "lineflow_reconciler_duplicate_ratio", labels, rates.ratio());

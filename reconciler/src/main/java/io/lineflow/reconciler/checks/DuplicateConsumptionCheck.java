@@ -235,7 +235,8 @@ public final class DuplicateConsumptionCheck implements Check {
                 "; ", sources.stream().map(FlinkObservation.Source::recognition).toList());
     }
 
-    private static String readerKinds(List<FlinkObservation.Source> sources) {
+    /** The kinds of reader among {@code sources}, e.g. {@code KAFKA_SOURCE,BEAM_KAFKA_IO}: a finding's and a metric's label. */
+    public static String readerKinds(List<FlinkObservation.Source> sources) {
         return String.join(
                 ",", sources.stream().map(s -> s.reader().name()).distinct().toList());
     }

@@ -176,7 +176,30 @@ class ReconcilerMockServerTest {
                         .get(SummaryPublisher.DATA_KEY))
                 .contains("HEALTHY");
         assertThat(metrics.render())
-                .contains("lineflow_reconciler_duplicate_ratio{namespace=\"flink\",name=\"lineflow\"} 1");
+                .contains("lineflow_reconciler_duplicate_ratio{namespace=\"flink\",name=\"lineflow\"} 1")
+                .contains(
+                        "lineflow_reconciler_duplicates_judged{namespace=\"flink\",name=\"lineflow\",readers=\"KAFKA_SOURCE\"} 1");
+    }
+
+    @Test
+    void aJobWhoseReaderIsNotRecognisedIsExportedAsNotJudged() {
+        rest.answerAll(url -> TestUtils.flink(
+                TestUtils.job(JobStatus.RUNNING, 0, checkpoints(clock.instant().minusSeconds(20), 50, 0), null)));
+        create(flinkDeployment(NS, "lineflow"));
+        pass();
+        assertThat(metrics.render())
+                .contains("lineflow_reconciler_duplicates_judged{namespace=\"flink\",name=\"lineflow\",readers=\"\"} 0")
+                .contains(
+                        "lineflow_reconciler_finding{namespace=\"flink\",name=\"lineflow\",code=\"DUPLICATES_NOT_JUDGED\",severity=\"INFO\"} 1");
+        assertThat(client.configMaps()
+                        .inNamespace(NS)
+                        .withName("lineflow-lineflow-health")
+                        .get()
+                        .getData()
+                        .get(SummaryPublisher.DATA_KEY))
+                .as("the summary's line for it, the deployment still HEALTHY")
+                .contains("DUPLICATES_NOT_JUDGED")
+                .contains("HEALTHY");
     }
 
     @Test
