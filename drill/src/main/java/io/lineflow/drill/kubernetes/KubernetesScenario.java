@@ -80,7 +80,24 @@ record KubernetesScenario(String id, Fault fault, Control control) {
                     SUSPEND_RESUME,
                     LAST_STATE_UPGRADE,
                     SAVEPOINT_UPGRADE -> Set.of(JOB_RESTARTED);
-            default -> Set.of();
+            case OPERATOR_UPGRADE,
+                    JM_STANDBY_DELETE,
+                    OPERATOR_RESTART,
+                    DB_OUTAGE,
+                    KAFKA_RESTART,
+                    S3_OUTAGE,
+                    NODE_RESTART -> Set.of();
+            // No default: a new fault does not compile until it says what it raises here.
+            case TM_KILL,
+                    JM_FAILOVER,
+                    FULL_RESTART,
+                    UPGRADE,
+                    PG_KILL,
+                    KAFKA_KILL,
+                    PARTITION_DB,
+                    PARTITION_KAFKA,
+                    PARTITION_JM ->
+                throw new IllegalStateException(fault.id + " is not a fault of the Kubernetes drill");
         };
     }
 

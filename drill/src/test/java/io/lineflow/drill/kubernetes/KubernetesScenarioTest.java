@@ -59,4 +59,15 @@ class KubernetesScenarioTest {
                 .extracting(s -> s.name(), s -> s.control())
                 .containsExactly("kubernetes:control:no-checkpoints", true);
     }
+
+    @Test
+    void everyScenarioSaysWhatItRaisesAndALocalFaultIsNoKubernetesScenario() {
+        assertThat(KubernetesScenario.all())
+                .allSatisfy(s -> assertThat(s.raises()).isNotNull());
+        assertThat(KubernetesScenario.of(Fault.JM_LEADER_DELETE).raises())
+                .containsExactly(KubernetesScenario.JOB_RESTARTED);
+        assertThat(KubernetesScenario.of(Fault.DB_OUTAGE).raises()).isEmpty();
+        assertThatThrownBy(() -> KubernetesScenario.of(Fault.PARTITION_JM).raises())
+                .hasMessageContaining("partition-jm is not a fault of the Kubernetes drill");
+    }
 }
