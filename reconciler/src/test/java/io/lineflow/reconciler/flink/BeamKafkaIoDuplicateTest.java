@@ -146,7 +146,7 @@ class BeamKafkaIoDuplicateTest {
     /**
      * Observes the pipeline as the reconciler does — a pass every few seconds, each with the
      * earlier ones as its history, the topic found from the job's readers — until the duplicate
-     * check can judge it (a base sample at least the rate meter's 60 s after the job's start and
+     * check can judge it (a base sample at least the rate meter's 60 s after its reader was first seen and
      * at least the minimum span old), and counts meanwhile what reached the output topic.
      */
     private Judged judge(String url, ManagedProcess pipeline, String what) throws Exception {
@@ -154,9 +154,10 @@ class BeamKafkaIoDuplicateTest {
         Map<Observation, long[]> counts = new HashMap<>();
         AtomicReference<Observation> judged = new AtomicReference<>();
         AtomicReference<Observation> last = new AtomicReference<>();
+        AtomicReference<java.time.Instant> reading = new AtomicReference<>();
         try {
             Await.until(
-                    "a duplicate ratio for " + what + " (a running Beam read, 60 s of its meter and a sample "
+                    "a duplicate ratio for " + what + " (a recognised Beam read, 60 s of reading and a sample "
                             + options.get(ReconcilerOptions.DUPLICATE_MIN_SPAN).toSeconds() + " s older)",
                     Duration.ofMinutes(4),
                     e -> false,
@@ -181,7 +182,17 @@ class BeamKafkaIoDuplicateTest {
                                 seen.kafka(),
                                 List.copyOf(history));
                         last.set(o);
-                        if (o.job() == null || o.job().state() != JobStatus.RUNNING) {
+                        if (o.job() == null
+                                || o.job().state() != JobStatus.RUNNING
+                                || o.job().sources().isEmpty()) {
+                            return false; // Beam registers its reader's metric with the first records read
+                        }
+                        if (reading.get() == null) {
+                            reading.set(o.observedAt());
+                        }
+                        // The sources' rate is a 60-s meter: samples count once it holds reading alone
+                        // (a reader starts some seconds after its job, which would dilute it).
+                        if (o.observedAt().isBefore(reading.get().plus(Duration.ofSeconds(60)))) {
                             return false;
                         }
                         counts.put(o, before);
