@@ -168,13 +168,7 @@ class ReconcilerMockServerTest {
         pass();
         pass();
         assertThat(events()).isEmpty();
-        assertThat(client.configMaps()
-                        .inNamespace(NS)
-                        .withName("lineflow-lineflow-health")
-                        .get()
-                        .getData()
-                        .get(SummaryPublisher.DATA_KEY))
-                .contains("HEALTHY");
+        assertThat(summary()).contains("HEALTHY");
         assertThat(metrics.render())
                 .contains("lineflow_reconciler_duplicate_ratio{namespace=\"flink\",name=\"lineflow\"} 1")
                 .contains(
@@ -191,12 +185,7 @@ class ReconcilerMockServerTest {
                 .contains("lineflow_reconciler_duplicates_judged{namespace=\"flink\",name=\"lineflow\",readers=\"\"} 0")
                 .contains(
                         "lineflow_reconciler_finding{namespace=\"flink\",name=\"lineflow\",code=\"DUPLICATES_NOT_JUDGED\",severity=\"INFO\"} 1");
-        assertThat(client.configMaps()
-                        .inNamespace(NS)
-                        .withName("lineflow-lineflow-health")
-                        .get()
-                        .getData()
-                        .get(SummaryPublisher.DATA_KEY))
+        assertThat(summary())
                 .as("the summary's line for it, the deployment still HEALTHY")
                 .contains("DUPLICATES_NOT_JUDGED")
                 .contains("HEALTHY");
@@ -348,5 +337,15 @@ class ReconcilerMockServerTest {
             assertThat(controller.live()).isTrue();
         }
         reconciler = reconciler(Map.of());
+    }
+
+    /** The deployment's health summary, as the reconciler wrote it into its ConfigMap. */
+    private String summary() {
+        return client.configMaps()
+                .inNamespace(NS)
+                .withName("lineflow-lineflow-health")
+                .get()
+                .getData()
+                .get(SummaryPublisher.DATA_KEY);
     }
 }
