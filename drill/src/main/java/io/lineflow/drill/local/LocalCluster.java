@@ -17,8 +17,11 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
 import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
+import org.apache.flink.runtime.highavailability.ClientHighAvailabilityServices;
+import org.apache.flink.runtime.highavailability.HighAvailabilityServicesUtils;
 import org.apache.flink.runtime.jobmanager.JobManagerProcessSpec;
 import org.apache.flink.runtime.jobmanager.JobManagerProcessUtils;
+import org.apache.flink.runtime.util.LeaderRetrievalUtils;
 import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -574,25 +577,35 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
         });
     }
 
+    /**
+     * The JobManager that leads, as Flink's own HA services record it (ZooKeeper or Kubernetes,
+     * whichever the cluster runs): the address of the leading REST endpoint, which is one of the
+     * JobManagers' {@code http://127.0.0.1:<port>}. A JobManager process leads all its components
+     * at once (Dispatcher, resource manager, REST endpoint), so this is the Dispatcher's leader too.
+     * Not from the logs: their times of day do not order grants across midnight.
+     */
     private ManagedProcess leadingJobManager() {
-        ManagedProcess leader = null;
-        String leaderSince = "";
-        for (ManagedProcess jm : jobManagers) {
-            if (!jm.alive()) {
-                continue;
+        String[] leader = {null};
+        Throwable[] failure = {null};
+        boolean found = Await.until(Duration.ofSeconds(60), Duration.ofMillis(500), () -> {
+            try (ClientHighAvailabilityServices ha =
+                    HighAvailabilityServicesUtils.createClientHAService(flinkConfig(0), e -> failure[0] = e)) {
+                leader[0] = LeaderRetrievalUtils.retrieveLeaderInformation(
+                                ha.getClusterRestEndpointLeaderRetriever(), Duration.ofSeconds(10))
+                        .getLeaderAddress();
+            } catch (Exception e) {
+                failure[0] = e; // no leader recorded yet, or the HA store not reachable: ask again
+                return false;
             }
-            // Flink logs each grant of Dispatcher leadership; the latest grant on a live JM leads.
-            String granted =
-                    lastLineContaining(dir.resolve(jm.name + ".log"), "DefaultDispatcherRunner was granted leadership");
-            if (granted != null && granted.compareTo(leaderSince) > 0) {
-                leader = jm;
-                leaderSince = granted;
-            }
+            int i = jobManagerRest.indexOf(leader[0]);
+            return i >= 0 && jobManagers.get(i).alive();
+        });
+        if (!found) {
+            throw new IllegalStateException("the HA services named no live JobManager as the leader within 60 s (last"
+                    + " named: " + leader[0] + "; the JobManagers: " + jobManagerRest + "; last error: " + failure[0]
+                    + ")");
         }
-        if (leader == null) {
-            throw new IllegalStateException("no JobManager has logged Dispatcher leadership");
-        }
-        return leader;
+        return jobManagers.get(jobManagerRest.indexOf(leader[0]));
     }
 
     /** How many TaskManagers the JobManager behind {@code base} knows; 0 while it cannot tell. */
@@ -647,23 +660,6 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
             return Files.createDirectories(p);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String lastLineContaining(Path file, String text) {
-        try {
-            if (!Files.exists(file)) {
-                return null;
-            }
-            List<String> lines = Files.readAllLines(file);
-            for (int i = lines.size() - 1; i >= 0; i--) {
-                if (lines.get(i).contains(text)) {
-                    return lines.get(i).substring(0, 12); // HH:mm:ss.SSS
-                }
-            }
-            return null;
-        } catch (IOException e) {
-            return null;
         }
     }
 }
