@@ -124,6 +124,29 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
         return "127.0.0.1:" + kafkaPort;
     }
 
+    /**
+     * The job's arguments that every run on this cluster gives (the drill's and the soak's add
+     * their own): its broker and {@code topic}, its database, checkpoints every {@code
+     * checkpointInterval} into this cluster's directory, and a sink flushed every 200 ms.
+     */
+    List<String> jobArgs(String topic, Duration checkpointInterval) {
+        return List.of(
+                "--lineflow.kafka.bootstrap-servers",
+                bootstrapServers(),
+                "--lineflow.kafka.topic",
+                topic,
+                "--lineflow.jdbc.url",
+                jdbcUrl(),
+                "--lineflow.jdbc.user",
+                "postgres",
+                "--execution.checkpointing.interval",
+                checkpointInterval.toMillis() + " ms",
+                "--state.checkpoints.dir",
+                dir.resolve("checkpoints").toUri().toString(),
+                "--lineflow.sink.batch-interval",
+                "200 ms");
+    }
+
     String jdbcUrl() {
         return postgres.jdbcUrl();
     }

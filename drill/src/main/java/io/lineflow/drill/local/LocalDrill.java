@@ -169,21 +169,7 @@ public final class LocalDrill {
                         : "  starting ZooKeeper, Kafka, PostgreSQL, 2 JobManagers, 2 TaskManagers…");
         cluster.start(TOPIC, PARTITIONS);
 
-        List<String> args = new ArrayList<>(List.of(
-                "--lineflow.kafka.bootstrap-servers",
-                cluster.bootstrapServers(),
-                "--lineflow.kafka.topic",
-                TOPIC,
-                "--lineflow.jdbc.url",
-                cluster.jdbcUrl(),
-                "--lineflow.jdbc.user",
-                "postgres",
-                "--execution.checkpointing.interval",
-                "1 s",
-                "--state.checkpoints.dir",
-                cluster.dir().resolve("checkpoints").toUri().toString(),
-                "--lineflow.sink.batch-interval",
-                "200 ms"));
+        List<String> args = new ArrayList<>(cluster.jobArgs(TOPIC, Duration.ofSeconds(1)));
         args.addAll(scenario.jobArgs());
         LocalBackend backend = new LocalBackend(cluster, settings.jobJar, settings.upgradeJar, args, DB_OUTAGE, log);
         String jobId = backend.submit();

@@ -148,27 +148,14 @@ public final class LocalSoak {
             cluster.poolRestBuffersInOneArena();
             OUT.println("starting ZooKeeper, Kafka, PostgreSQL, 2 JobManagers, 2 TaskManagers…");
             cluster.start(TOPIC, PARTITIONS);
-            List<String> args = List.of(
-                    "--lineflow.kafka.bootstrap-servers",
-                    cluster.bootstrapServers(),
-                    "--lineflow.kafka.topic",
-                    TOPIC,
+            List<String> args = new ArrayList<>(cluster.jobArgs(TOPIC, CHECKPOINT_INTERVAL));
+            args.addAll(List.of(
                     "--lineflow.kafka.group-id",
                     GROUP,
-                    "--lineflow.jdbc.url",
-                    cluster.jdbcUrl(),
-                    "--lineflow.jdbc.user",
-                    "postgres",
                     "--state.backend.type",
                     "rocksdb",
                     "--state.backend.incremental",
-                    "true",
-                    "--execution.checkpointing.interval",
-                    CHECKPOINT_INTERVAL.toSeconds() + " s",
-                    "--state.checkpoints.dir",
-                    dir.resolve("checkpoints").toUri().toString(),
-                    "--lineflow.sink.batch-interval",
-                    "200 ms");
+                    "true"));
             LocalBackend backend =
                     new LocalBackend(cluster, settings.jobJar, settings.upgradeJar, args, OUTAGE, l -> log(l.strip()));
             String jobId = backend.submit();
