@@ -1,8 +1,8 @@
 package io.lineflow.bench;
 
-import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.schema.Schema;
+import io.lineflow.settings.LineflowOptions;
+import io.lineflow.settings.LineflowSettings;
 import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.EmbeddedPostgresServer;
 import io.lineflow.testing.KafkaBrokerMain;
@@ -156,7 +156,7 @@ public final class Bench {
             long window = Workload.start() - 1_000 * Workload.WINDOW_MILLIS;
             for (boolean rewrite : List.of(false, true)) {
                 Properties props = new Properties();
-                JobConfig.withPrefix(jobConf, LineflowOptions.JDBC_PROPERTIES_PREFIX)
+                LineflowSettings.withPrefix(jobConf, LineflowOptions.JDBC_PROPERTIES_PREFIX)
                         .forEach(props::put);
                 props.put("user", pg.user());
                 if (rewrite) {

@@ -1,8 +1,8 @@
 package io.lineflow.bench;
 
-import io.lineflow.job.config.JobConfig;
 import io.lineflow.rules.event.DeviceEventJson;
 import io.lineflow.rules.event.ParsedRecord;
+import io.lineflow.settings.LineflowSettings;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -30,7 +30,7 @@ public final class ConsumeLimit {
 
     /** Reads the whole topic; returns the number of accepted events, so parsing is not dead code. */
     public static long run(String bootstrap, String topic, int partitions, int threads) throws Exception {
-        DeviceEventJson json = JobConfig.rules(new Configuration()).parser();
+        DeviceEventJson json = LineflowSettings.rules(new Configuration()).parser();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<Long>> parts = new ArrayList<>();

@@ -5,7 +5,7 @@ import io.lineflow.flinkrest.FlinkRest;
 import io.lineflow.flinkrest.FlinkRestException;
 import io.lineflow.job.LineflowJob;
 import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.config.LineflowOptions;
+import io.lineflow.settings.LineflowOptions;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;

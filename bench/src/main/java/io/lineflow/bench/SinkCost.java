@@ -1,8 +1,8 @@
 package io.lineflow.bench;
 
-import io.lineflow.job.config.LineflowOptions.SinkMode;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.job.sink.DeviceWindowStatsStatement;
+import io.lineflow.settings.LineflowOptions.SinkMode;
 
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,12 +1,13 @@
 package io.lineflow.job;
 
 import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.event.DeviceEventDeserializer;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.job.sink.PostgresSinks;
 import io.lineflow.rules.event.DeviceEventJson;
 import io.lineflow.rules.event.ParsedRecord;
+import io.lineflow.settings.LineflowOptions;
+import io.lineflow.settings.LineflowSettings;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
@@ -28,7 +29,7 @@ public final class LineflowJob {
     public static void main(String[] args) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         Configuration conf = JobConfig.load(args, System.getenv(), env.getConfiguration());
-        LOG.info("Starting lineflow with {}", JobConfig.describe(conf));
+        LOG.info("Starting lineflow with {}", LineflowSettings.describe(conf));
         if (conf.get(LineflowOptions.SCHEMA_CHECK)) {
             Schema.verify(conf);
             // Where main runs in a JobManager (a job submitted through the REST API), the driver the
@@ -77,9 +78,9 @@ public final class LineflowJob {
             default:
                 start = OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
         }
-        DeviceEventJson json = JobConfig.rules(conf).parser();
+        DeviceEventJson json = LineflowSettings.rules(conf).parser();
         return KafkaSource.<ParsedRecord>builder()
-                .setProperties(JobConfig.withPrefix(conf, LineflowOptions.KAFKA_PROPERTIES_PREFIX))
+                .setProperties(LineflowSettings.withPrefix(conf, LineflowOptions.KAFKA_PROPERTIES_PREFIX))
                 .setBootstrapServers(conf.get(LineflowOptions.KAFKA_BOOTSTRAP_SERVERS))
                 .setTopics(conf.get(LineflowOptions.KAFKA_TOPIC))
                 .setGroupId(conf.get(LineflowOptions.KAFKA_GROUP_ID))

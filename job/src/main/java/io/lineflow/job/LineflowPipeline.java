@@ -1,6 +1,5 @@
 package io.lineflow.job;
 
-import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.event.DeviceEventTypeInfo;
 import io.lineflow.job.functions.CarryDowntime;
 import io.lineflow.job.functions.CountDeviceWindows;
@@ -10,6 +9,7 @@ import io.lineflow.job.functions.RouteRejected;
 import io.lineflow.rules.event.DeviceEvent;
 import io.lineflow.rules.event.ParsedRecord;
 import io.lineflow.rules.event.RejectedEvent;
+import io.lineflow.settings.LineflowOptions;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.java.functions.KeySelector;

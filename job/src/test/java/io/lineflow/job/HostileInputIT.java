@@ -4,7 +4,6 @@ import static io.lineflow.testing.TestEvents.T0;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.Windows;
 import io.lineflow.rules.event.DeviceEventJson;
@@ -12,6 +11,8 @@ import io.lineflow.rules.event.ParsedRecord;
 import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.recount.WindowRecount.Row;
 import io.lineflow.rules.table.WindowTable;
+import io.lineflow.settings.LineflowOptions;
+import io.lineflow.settings.LineflowSettings;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.ExpectedWindows;
 import io.lineflow.testing.HostileRecords;
@@ -92,7 +93,7 @@ class HostileInputIT {
         // Boundary times are drawn around "now" minus two hours, so that none flips between
         // accepted and FUTURE_TIMESTAMP while the test runs.
         long now = System.currentTimeMillis() - Duration.ofHours(2).toMillis();
-        DeviceEventJson json = JobConfig.rules(conf).parser();
+        DeviceEventJson json = LineflowSettings.rules(conf).parser();
         long earliest = java.time.Instant.parse(conf.get(LineflowOptions.EARLIEST_EVENT_TIME))
                 .toEpochMilli();
         int maxBytes = (int) conf.get(LineflowOptions.MAX_EVENT_SIZE).getBytes();
@@ -146,7 +147,7 @@ class HostileInputIT {
         Map<String, Row> goodRows = table.entrySet().stream()
                 .filter(e -> e.getKey().startsWith("press-"))
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
-        assertThat(WindowTable.diff(ExpectedWindows.toEnd(good, JobConfig.rules(conf)), goodRows))
+        assertThat(WindowTable.diff(ExpectedWindows.toEnd(good, LineflowSettings.rules(conf)), goodRows))
                 .isEmpty();
         assertThat(table.size()).as("hostile devices were counted too").isGreaterThan(goodRows.size());
         // A generated DOWNTIME_START at the earliest accepted time (2000-01-01) followed by events of

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.event.DeviceEventSerializer;
 import io.lineflow.job.state.BoundedRocksDBManifest;
 import io.lineflow.rules.event.DeviceEvent;
+import io.lineflow.settings.LineflowOptions;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.configuration.CheckpointingOptions;

@@ -5,7 +5,6 @@ import static io.lineflow.testing.TestEvents.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.Rules;
 import io.lineflow.rules.event.DeviceEvent;
@@ -13,6 +12,8 @@ import io.lineflow.rules.event.EventType;
 import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.recount.WindowRecount.Row;
 import io.lineflow.rules.table.WindowTable;
+import io.lineflow.settings.LineflowOptions;
+import io.lineflow.settings.LineflowSettings;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.ExpectedWindows;
 import io.lineflow.testing.TestClusters;
@@ -56,7 +57,7 @@ class KafkaToPostgresIT {
 
     /** The rules of {@link #jobConfig}: the job's defaults. */
     private static Rules rules() {
-        return JobConfig.rules(jobConfig("unused", "unused"));
+        return LineflowSettings.rules(jobConfig("unused", "unused"));
     }
 
     private static Configuration jobConfig(String topic, String group, String... extra) {

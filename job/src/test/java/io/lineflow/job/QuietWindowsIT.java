@@ -4,13 +4,14 @@ import static io.lineflow.testing.TestEvents.T0;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.Windows;
 import io.lineflow.rules.event.DeviceEventJson;
 import io.lineflow.rules.event.ParsedRecord;
 import io.lineflow.rules.recount.WindowRecount.Row;
 import io.lineflow.rules.table.WindowTable;
+import io.lineflow.settings.LineflowOptions;
+import io.lineflow.settings.LineflowSettings;
 import io.lineflow.testing.DeterministicInput;
 import io.lineflow.testing.ExpectedWindows;
 import io.lineflow.testing.TestClusters;
@@ -81,7 +82,7 @@ class QuietWindowsIT {
 
     /** The key of the window of each device's latest counted event in {@code records[0, to)}. */
     private static Set<String> lastWindows(DeterministicInput input, int to, Configuration conf) {
-        DeviceEventJson json = JobConfig.rules(conf).parser();
+        DeviceEventJson json = LineflowSettings.rules(conf).parser();
         Map<String, Long> latest = new HashMap<>();
         for (DeterministicInput.Record r : input.records.subList(0, to)) {
             ParsedRecord p =
@@ -162,7 +163,7 @@ class QuietWindowsIT {
         long tookMillis = awaitRows(last, Duration.ofSeconds(90));
         second.cancel().get();
         System.out.printf("the last windows were written %d ms after the restore began%n", tookMillis);
-        assertThat(WindowTable.diff(ExpectedWindows.toEnd(input, JobConfig.rules(conf)), table()))
+        assertThat(WindowTable.diff(ExpectedWindows.toEnd(input, LineflowSettings.rules(conf)), table()))
                 .isEmpty();
     }
 
@@ -191,7 +192,7 @@ class QuietWindowsIT {
         assertThat(cluster.getArchivedExecutionGraph(id).get().getStatusTimestamp(JobStatus.RESTARTING))
                 .as("the job never restarted")
                 .isZero();
-        assertThat(WindowTable.diff(ExpectedWindows.toEnd(input, JobConfig.rules(conf)), table()))
+        assertThat(WindowTable.diff(ExpectedWindows.toEnd(input, LineflowSettings.rules(conf)), table()))
                 .isEmpty();
         try (Connection c = SERVICES.postgres().connect()) {
             assertThat(WindowTable.rejections(c)).as("nothing LATE").isEqualTo(input.rejections);

@@ -1,7 +1,7 @@
 package io.lineflow.job;
 
-import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.rules.event.ParsedRecord;
+import io.lineflow.settings.LineflowOptions;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;

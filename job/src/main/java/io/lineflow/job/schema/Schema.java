@@ -1,7 +1,7 @@
 package io.lineflow.job.schema;
 
-import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.config.LineflowOptions;
+import io.lineflow.settings.LineflowOptions;
+import io.lineflow.settings.LineflowSettings;
 
 import org.apache.flink.configuration.ReadableConfig;
 import org.flywaydb.core.Flyway;
@@ -48,7 +48,7 @@ public final class Schema {
 
     private static Flyway flyway(ReadableConfig conf) {
         Map<String, String> props = new HashMap<>();
-        JobConfig.withPrefix(conf, LineflowOptions.JDBC_PROPERTIES_PREFIX)
+        LineflowSettings.withPrefix(conf, LineflowOptions.JDBC_PROPERTIES_PREFIX)
                 .forEach((k, v) -> props.put((String) k, (String) v));
         return Flyway.configure(Schema.class.getClassLoader())
                 .dataSource(

@@ -1,7 +1,7 @@
 package io.lineflow.job.sink;
 
-import io.lineflow.job.config.LineflowOptions.SinkMode;
 import io.lineflow.job.functions.DeviceWindowStats;
+import io.lineflow.settings.LineflowOptions.SinkMode;
 
 import org.apache.flink.connector.jdbc.datasource.statements.JdbcQueryStatement;
 

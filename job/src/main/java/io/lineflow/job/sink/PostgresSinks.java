@@ -1,10 +1,10 @@
 package io.lineflow.job.sink;
 
-import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.functions.DeviceWindowStats;
 import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.event.RejectedEvent;
+import io.lineflow.settings.LineflowOptions;
+import io.lineflow.settings.LineflowSettings;
 
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
@@ -72,7 +72,7 @@ public final class PostgresSinks {
                         .withConnectionCheckTimeoutSeconds(10);
         conf.getOptional(LineflowOptions.JDBC_USER).ifPresent(builder::withUsername);
         conf.getOptional(LineflowOptions.JDBC_PASSWORD).ifPresent(builder::withPassword);
-        JobConfig.withPrefix(conf, LineflowOptions.JDBC_PROPERTIES_PREFIX)
+        LineflowSettings.withPrefix(conf, LineflowOptions.JDBC_PROPERTIES_PREFIX)
                 .forEach((k, v) -> builder.withProperty((String) k, (String) v));
         return builder.build();
     }

@@ -1,6 +1,6 @@
 package io.lineflow.job.state;
 
-import io.lineflow.job.config.LineflowOptions;
+import io.lineflow.settings.LineflowOptions;
 
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;

@@ -3,6 +3,10 @@ package io.lineflow.job.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lineflow.settings.ConfigException;
+import io.lineflow.settings.LineflowOptions;
+import io.lineflow.settings.LineflowSettings;
+
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
@@ -69,7 +73,7 @@ class JobConfigTest {
         assertThat(conf.get(LineflowOptions.WINDOW_SIZE)).isEqualTo(Duration.ofMinutes(2));
         assertThat(conf.get(LineflowOptions.SINK_BATCH_SIZE)).isEqualTo(9);
         assertThat(conf.get(LineflowOptions.JDBC_PASSWORD)).isEqualTo("s3cret");
-        assertThat(JobConfig.withPrefix(conf, LineflowOptions.KAFKA_PROPERTIES_PREFIX))
+        assertThat(LineflowSettings.withPrefix(conf, LineflowOptions.KAFKA_PROPERTIES_PREFIX))
                 .containsEntry("security.protocol", "SASL_SSL")
                 .containsEntry("sasl.jaas.config", "jaas");
     }
@@ -77,7 +81,7 @@ class JobConfigTest {
     @Test
     void neverShowsThePasswordInTheDescriptionOrAnError() {
         Configuration conf = JobConfig.load(args("--lineflow.jdbc.password", "hunter2"), NO_ENV, new Configuration());
-        assertThat(JobConfig.describe(conf)).doesNotContain("hunter2").contains("lineflow.jdbc.password=******");
+        assertThat(LineflowSettings.describe(conf)).doesNotContain("hunter2").contains("lineflow.jdbc.password=******");
     }
 
     @ParameterizedTest(name = "{0} = {1}")

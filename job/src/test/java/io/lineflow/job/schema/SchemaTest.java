@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.config.LineflowOptions;
+import io.lineflow.settings.LineflowOptions;
 import io.lineflow.testing.EmbeddedPostgresServer;
 
 import org.apache.flink.configuration.Configuration;

@@ -2,7 +2,7 @@ package io.lineflow.job.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lineflow.job.config.LineflowOptions;
+import io.lineflow.settings.LineflowOptions;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;

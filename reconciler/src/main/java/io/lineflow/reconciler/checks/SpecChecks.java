@@ -15,10 +15,10 @@ import io.lineflow.reconciler.model.Observation;
 import io.lineflow.reconciler.model.Severity;
 import io.lineflow.reconciler.model.SpecObservation;
 import io.lineflow.reconciler.model.SpecObservation.Mount;
+import io.lineflow.settings.LineflowOptions;
 
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.HighAvailabilityOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -59,12 +59,10 @@ public final class SpecChecks implements Check {
     }
 
     /**
-     * The job's own switch for checkpointing ({@code LineflowOptions.CHECKPOINTING_ENABLED} in the
-     * job module; {@code SpecChecksTest} pins the key to it). {@code false} turns checkpointing off
-     * whatever the interval.
+     * The job's own switch for checkpointing, the job's option itself (the settings module). {@code
+     * false} turns checkpointing off whatever the interval.
      */
-    static final ConfigOption<Boolean> LINEFLOW_CHECKPOINTING =
-            ConfigOptions.key("lineflow.checkpointing.enabled").booleanType().defaultValue(true);
+    static final ConfigOption<Boolean> LINEFLOW_CHECKPOINTING = LineflowOptions.CHECKPOINTING_ENABLED;
 
     /**
      * The interval the Flink Kubernetes Operator sets when a {@code last-state} deployment sets

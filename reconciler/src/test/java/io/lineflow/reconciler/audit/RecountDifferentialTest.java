@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.job.LineflowJob;
 import io.lineflow.job.config.JobConfig;
-import io.lineflow.job.config.LineflowOptions;
 import io.lineflow.job.schema.Schema;
 import io.lineflow.rules.Windows;
+import io.lineflow.settings.LineflowOptions;
 import io.lineflow.testing.TestServices;
 
 import org.apache.flink.api.common.JobID;

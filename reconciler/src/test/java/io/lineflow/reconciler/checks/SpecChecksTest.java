@@ -139,14 +139,6 @@ class SpecChecksTest {
     }
 
     @Test
-    void theJobsSwitchIsTheKeyTheJobReads() {
-        assertThat(SpecChecks.LINEFLOW_CHECKPOINTING.key())
-                .isEqualTo(io.lineflow.job.config.LineflowOptions.CHECKPOINTING_ENABLED.key());
-        assertThat(SpecChecks.LINEFLOW_CHECKPOINTING.defaultValue())
-                .isEqualTo(io.lineflow.job.config.LineflowOptions.CHECKPOINTING_ENABLED.defaultValue());
-    }
-
-    @Test
     void reportsCheckpointingDisabledWhenIntervalIsZeroOrGarbage() {
         assertThat(SpecChecks.checkpointingDisabled(with("execution.checkpointing.interval", "0"))
                         .has(FindingCode.CHECKPOINTING_DISABLED))

@@ -1,4 +1,4 @@
-package io.lineflow.job.config;
+package io.lineflow.settings;
 
 import java.util.List;
 

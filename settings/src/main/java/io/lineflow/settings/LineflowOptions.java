@@ -1,4 +1,4 @@
-package io.lineflow.job.config;
+package io.lineflow.settings;
 
 import io.lineflow.rules.Rules;
 
@@ -11,10 +11,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Every lineflow setting, under the {@code lineflow.} prefix. Checkpointing and state are set
- * with Flink's own keys ({@code execution.checkpointing.*}, {@code state.*}), so the Flink
- * cluster configuration, the operator and the reconciler all read the same values; {@link
- * JobConfig} gives those keys lineflow's defaults where nobody set them.
+ * Every lineflow setting, under the {@code lineflow.} prefix: what the job is given and what the
+ * reconciler's audit reads back from a deployment ({@link LineflowSettings} merges and checks
+ * them). Checkpointing and state are set with Flink's own keys ({@code execution.checkpointing.*},
+ * {@code state.*}), so the Flink cluster configuration, the operator and the reconciler all read
+ * the same values; the job gives those keys lineflow's defaults where nobody set them.
  *
  * <p>Each key can also come from an environment variable: upper case, with {@code .} and {@code
  * -} as {@code _}, e.g. {@code LINEFLOW_JDBC_PASSWORD}.
