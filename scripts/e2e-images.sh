@@ -10,6 +10,13 @@
 #                                          the real operator, built from its source release
 #                                          (VERSION: OPERATOR_CHART_VERSION of operator-config/chart.env,
 #                                          or the version given to operator-build/operator-image/chart)
+#   lineflow/flink-standin:1.16.3-java17   the same stand-in at Flink 1.16.3, without plugins (Maven
+#                                          Central serves neither the Prometheus reporter nor the S3
+#                                          file system at 1.16.3): the base of the incident's image
+#   lineflow-incident-beam:e2e             not lineflow: the Beam KafkaIO pipeline of issue 42's
+#                                          incident (incident-beam/, Beam 2.56.0's runner for Flink
+#                                          1.16) on the 1.16.3 stand-in, for the drill's
+#                                          incident:beam-kafkaio scenario
 #   lineflow-job:e2e                       the job image: the production Jib build
 #                                          (scripts/image.sh) on top of the stand-in
 #   lineflow-job:e2e-next                  the job's "next release" for the upgrade scenarios: the
@@ -58,12 +65,18 @@ case "${1:-}" in operator-build | operator-image | chart) OPERATOR_VERSION="${2:
 [[ "$OPERATOR_VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "operator version '$OPERATOR_VERSION' is not X.Y.Z"
 FLINK_VERSION="$(sed -n 's:.*<flink.version>\(.*\)</flink.version>.*:\1:p' "$ROOT/pom.xml" | head -1)"
 FLINK_IMAGE="lineflow/flink-standin:$FLINK_VERSION-java17"
+# The Flink line of the Beam incident's image: the newest Beam 2.56.0 has a runner for here.
+INCIDENT_FLINK_VERSION="$(sed -n 's:.*<flink.version>\(.*\)</flink.version>.*:\1:p' "$ROOT/incident-beam/pom.xml" | head -1)"
+INCIDENT_FLINK_IMAGE="lineflow/flink-standin:$INCIDENT_FLINK_VERSION-java17"
+INCIDENT_IMAGE="lineflow-incident-beam:e2e"
 OPERATOR_IMAGE="lineflow/flink-kubernetes-operator:$OPERATOR_VERSION"
 JOB_IMAGE="lineflow-job:e2e"
 JRE_IMAGE="lineflow/jre-standin:17"
 RECONCILER_IMAGE="lineflow-reconciler:e2e"
 IMAGES="$CACHE/images"
 FLINK_TAR="$IMAGES/flink-standin.tar"
+INCIDENT_FLINK_TAR="$IMAGES/flink-standin-$INCIDENT_FLINK_VERSION.tar"
+INCIDENT_TAR="$IMAGES/lineflow-incident-beam.tar"
 OPERATOR_TAR="$IMAGES/flink-kubernetes-operator-$OPERATOR_VERSION.tar"
 JOB_TAR="$IMAGES/lineflow-job.tar"
 JOB_NEXT_IMAGE="lineflow-job:e2e-next"
@@ -229,18 +242,23 @@ rootfs_fixups() {
 
 # --- the Flink stand-in --------------------------------------------------------------------
 
+# Builds the stand-in of Flink $1 into tar $2, named $3; Maven options after (-Dstandin.no-plugins).
 flink_image() {
+  local version="$1" tar="$2" name="$3"; shift 3
   local src="$ROOT/images/flink-standin" key stage layer_file start=$SECONDS
-  key="flink-$FLINK_VERSION-$(cat "$src/pom.xml" "$ROOT/pom.xml" "$src"/scripts/* "$src"/conf/* <(declare -f flink_image layer image_tar) \
-    <(echo "$JRE_LAYER") | sha)"
-  if [[ -s "$FLINK_TAR" && "$(cat "$FLINK_TAR.key" 2>/dev/null)" == "$key" ]]; then
-    log "$FLINK_IMAGE is up to date: $FLINK_TAR"; return 0
+  key="flink-$version-$(cat "$src/pom.xml" "$ROOT/pom.xml" "$src"/scripts/* "$src"/conf/* <(declare -f flink_image layer image_tar) \
+    <(echo "$JRE_LAYER $*") | sha)"
+  if [[ -s "$tar" && "$(cat "$tar.key" 2>/dev/null)" == "$key" ]]; then
+    log "$name is up to date: $tar"; return 0
   fi
-  log "assembling Flink $FLINK_VERSION's lib/, plugins/ and opt/ from Maven Central (images/flink-standin)"
-  "${MVN[@]}" -q -f "$src/pom.xml" clean package || die "the stand-in's Maven assembly failed"
+  log "assembling Flink $version's lib/, plugins/ and opt/ from Maven Central (images/flink-standin)"
+  "${MVN[@]}" -q -f "$src/pom.xml" clean package "-Dflink.version=$version" "$@" || die "the stand-in's Maven assembly failed"
   stage="$CACHE/work/flink" layer_file="$CACHE/layers/$key.tar.gz"
-  rm -rf "$stage" && mkdir -p "$stage/opt/flink/log" "$CACHE/layers"
-  cp -r "$src/target/flink/lib" "$src/target/flink/plugins" "$src/target/flink/opt" "$stage/opt/flink/"
+  rm -rf "$stage" && mkdir -p "$stage/opt/flink/log" "$stage/opt/flink/plugins" "$stage/opt/flink/opt" "$CACHE/layers"
+  cp -r "$src/target/flink/lib" "$stage/opt/flink/"
+  for d in plugins opt; do
+    [[ ! -d "$src/target/flink/$d" ]] || cp -r "$src/target/flink/$d/." "$stage/opt/flink/$d/"
+  done
   cp -r "$src/conf" "$stage/opt/flink/conf"
   cp -r "$src/scripts" "$stage/opt/flink/bin"
   mv "$stage/opt/flink/bin/docker-entrypoint.sh" "$stage/docker-entrypoint.sh"
@@ -253,12 +271,12 @@ flink_image() {
   env="$(json_array "PATH=/opt/flink/bin:$PATH_IN_IMAGE" "JAVA_HOME=$JAVA_HOME_IN_IMAGE" "FLINK_HOME=/opt/flink" \
     "FLINK_CONF_DIR=/opt/flink/conf" "FLINK_LIB_DIR=/opt/flink/lib" "FLINK_PLUGINS_DIR=/opt/flink/plugins" \
     "FLINK_LOG_DIR=/opt/flink/log" "LANG=C.UTF-8")"
-  image_tar "$FLINK_TAR" "$FLINK_IMAGE" \
-    "\"User\":\"$FLINK_UID:$FLINK_UID\",\"Env\":$env,\"Entrypoint\":[\"/docker-entrypoint.sh\"],\"Cmd\":[\"help\"],\"WorkingDir\":\"/opt/flink\",\"Labels\":{\"org.opencontainers.image.title\":\"lineflow stand-in for flink:$FLINK_VERSION-java17\",\"org.opencontainers.image.version\":\"$FLINK_VERSION\"}" \
+  image_tar "$tar" "$name" \
+    "\"User\":\"$FLINK_UID:$FLINK_UID\",\"Env\":$env,\"Entrypoint\":[\"/docker-entrypoint.sh\"],\"Cmd\":[\"help\"],\"WorkingDir\":\"/opt/flink\",\"Labels\":{\"org.opencontainers.image.title\":\"lineflow stand-in for flink:$version-java17\",\"org.opencontainers.image.version\":\"$version\"}" \
     "$JRE_LAYER" "$layer_file"
-  echo "$key" > "$FLINK_TAR.key"
+  echo "$key" > "$tar.key"
   rm -rf "$stage" "$layer_file" "$layer_file.diffid"
-  log "$FLINK_IMAGE in $((SECONDS - start)) s"
+  log "$name in $((SECONDS - start)) s"
 }
 
 # --- the operator ----------------------------------------------------------------------------
@@ -388,6 +406,23 @@ job_next_image() {
   log "wrote $JOB_NEXT_IMAGE to $JOB_NEXT_TAR in $((SECONDS - start)) s"
 }
 
+# The incident's Beam pipeline on the 1.16.3 stand-in, built by Jib as the job image is.
+incident_image() {
+  local start=$SECONDS key
+  key="$( (cat "$INCIDENT_FLINK_TAR.key" "$ROOT/pom.xml" "$ROOT/incident-beam/pom.xml"
+          find "$ROOT/incident-beam/src/main" -type f | sort | xargs cat) | sha)"
+  if [[ -s "$INCIDENT_TAR" && "$(cat "$INCIDENT_TAR.key" 2>/dev/null)" == "$key" ]]; then
+    log "$INCIDENT_IMAGE is up to date: $INCIDENT_TAR"; return 0
+  fi
+  (cd "$ROOT" && "${MVN[@]}" -pl incident-beam -DskipTests -Dlineflow.image=incident-beam package jib:buildTar \
+      "-Djib.from.image=tar://$INCIDENT_FLINK_TAR" "-Dimage=$INCIDENT_IMAGE" "-Djib.outputPaths.tar=$INCIDENT_TAR.part") \
+      >"$CACHE/work/incident-image.log" 2>&1 \
+    || { tail -30 "$CACHE/work/incident-image.log" >&2; die "incident image build failed, log: $CACHE/work/incident-image.log"; }
+  mv "$INCIDENT_TAR.part" "$INCIDENT_TAR"
+  echo "$key" > "$INCIDENT_TAR.key"
+  log "wrote $INCIDENT_IMAGE to $INCIDENT_TAR in $((SECONDS - start)) s"
+}
+
 # The JRE alone, as a base for Jib-built Java services (a stand-in for eclipse-temurin:17-jre).
 jre_image() {
   local key
@@ -423,11 +458,13 @@ build_all() {
   lock
   jre_layer
   jre_image
-  flink_image
+  flink_image "$FLINK_VERSION" "$FLINK_TAR" "$FLINK_IMAGE"
+  flink_image "$INCIDENT_FLINK_VERSION" "$INCIDENT_FLINK_TAR" "$INCIDENT_FLINK_IMAGE" -Dstandin.no-plugins
   operator_build
   operator_image
   job_image
   job_next_image
+  incident_image
   reconciler_image
   log "all images in $((SECONDS - start)) s"
 }
@@ -442,7 +479,7 @@ case "${1:-}" in
     command -v ctr >/dev/null || die "ctr (containerd) is not installed"
     [[ -S "$sock" ]] || die "$sock is not a socket (is containerd running?)"
     build_all
-    for t in "$FLINK_TAR" "$OPERATOR_TAR" "$JOB_TAR" "$JOB_NEXT_TAR" "$RECONCILER_TAR"; do
+    for t in "$FLINK_TAR" "$OPERATOR_TAR" "$JOB_TAR" "$JOB_NEXT_TAR" "$INCIDENT_TAR" "$RECONCILER_TAR"; do
       s=$SECONDS
       ctr --address "$sock" -n "$ns" images import "$t" >/dev/null || die "ctr import of $t failed"
       log "imported $t into $sock ($ns) in $((SECONDS - s)) s"
@@ -452,6 +489,7 @@ case "${1:-}" in
     printf 'FLINK_IMAGE=%s\nFLINK_TAR=%s\nOPERATOR_IMAGE=%s\nOPERATOR_TAR=%s\nJOB_IMAGE=%s\nJOB_TAR=%s\n' \
       "$FLINK_IMAGE" "$FLINK_TAR" "$OPERATOR_IMAGE" "$OPERATOR_TAR" "$JOB_IMAGE" "$JOB_TAR"
     printf 'JOB_NEXT_IMAGE=%s\nJOB_NEXT_TAR=%s\n' "$JOB_NEXT_IMAGE" "$JOB_NEXT_TAR"
+    printf 'INCIDENT_IMAGE=%s\nINCIDENT_TAR=%s\n' "$INCIDENT_IMAGE" "$INCIDENT_TAR"
     printf 'JRE_IMAGE=%s\nJRE_TAR=%s\nRECONCILER_IMAGE=%s\nRECONCILER_TAR=%s\n' \
       "$JRE_IMAGE" "$JRE_TAR" "$RECONCILER_IMAGE" "$RECONCILER_TAR" ;;
   *) echo "usage: e2e-images.sh build | operator-build [VERSION] | operator-image [VERSION] | import SOCK [NS] | chart [VERSION] | env" >&2; exit 2 ;;

@@ -47,8 +47,10 @@ final class FlinkCluster {
     static final Map<String, String> JM = Map.of("app", NAME, "component", "jobmanager");
     static final Map<String, String> TM = Map.of("app", NAME, "component", "taskmanager");
     static final Map<String, String> OPERATOR = Map.of("app.kubernetes.io/name", "flink-kubernetes-operator");
-    /** The reconciler's summary ConfigMap, and the annotation holding its verdict. */
-    static final String HEALTH = "lineflow-lineflow-health";
+    /** The reconciler's summary ConfigMap of a deployment is its name with this suffix (its default). */
+    private static final String HEALTH_SUFFIX = "-lineflow-health";
+
+    static final String HEALTH = NAME + HEALTH_SUFFIX;
 
     static final String STATUS_ANNOTATION = "lineflow.io/status";
 
@@ -56,7 +58,9 @@ final class FlinkCluster {
      * Kubernetes HA's ConfigMap of the cluster: the leader election's lock (an annotation naming
      * the holder, a fresh id per JobManager process) and each leading component's address.
      */
-    static final String HA_CONFIG_MAP = NAME + "-cluster-config-map";
+    private static final String HA_SUFFIX = "-cluster-config-map";
+
+    static final String HA_CONFIG_MAP = NAME + HA_SUFFIX;
 
     private static final String LOCK_ANNOTATION = "control-plane.alpha.kubernetes.io/leader";
     private static final Pattern HOLDER = Pattern.compile("\"holderIdentity\"\\s*:\\s*\"([^\"]*)\"");
@@ -69,6 +73,8 @@ final class FlinkCluster {
     private final String namespace;
     private final String operatorNamespace;
     private final Function<String, URI> restAt;
+    /** The FlinkDeployment this reads: {@value #NAME}, or another ({@link #deployment}). */
+    private final String name;
 
     /** The cluster of {@code KUBECONFIG}, as kubectl's. */
     static FlinkCluster ofKubeconfig(String namespace, String operatorNamespace) {
@@ -101,17 +107,41 @@ final class FlinkCluster {
      * answer on loopback what a pod would on its IP.
      */
     FlinkCluster(KubernetesClient client, String namespace, String operatorNamespace, Function<String, URI> restAt) {
+        this(client, namespace, operatorNamespace, restAt, NAME);
+    }
+
+    private FlinkCluster(
+            KubernetesClient client,
+            String namespace,
+            String operatorNamespace,
+            Function<String, URI> restAt,
+            String name) {
         this.client = client;
         this.namespace = namespace;
         this.operatorNamespace = operatorNamespace;
         this.restAt = restAt;
+        this.name = name;
+    }
+
+    /** The same reads of another FlinkDeployment of the namespace (the drill's incident runs one). */
+    FlinkCluster deployment(String other) {
+        return new FlinkCluster(client, namespace, operatorNamespace, restAt, other);
+    }
+
+    /** The labels native Kubernetes gives the deployment's pods of {@code component} (jobmanager, taskmanager). */
+    Map<String, String> podsOf(String component) {
+        return Map.of("app", name, "component", component);
+    }
+
+    KubernetesClient client() {
+        return client;
     }
 
     /** The FlinkDeployment's status; empty while it cannot be read or has none. */
     Optional<FlinkDeploymentStatus> status() {
         return read(() -> client.resources(FlinkDeployment.class)
                         .inNamespace(namespace)
-                        .withName(NAME)
+                        .withName(name)
                         .get())
                 .map(FlinkDeployment::getStatus);
     }
@@ -152,7 +182,7 @@ final class FlinkCluster {
     void setJobState(JobState state) {
         client.resources(FlinkDeployment.class)
                 .inNamespace(namespace)
-                .withName(NAME)
+                .withName(name)
                 .patch(
                         PatchContext.of(PatchType.JSON_MERGE),
                         client.getKubernetesSerialization()
@@ -295,7 +325,7 @@ final class FlinkCluster {
 
     /** The JobManager pods that are not being deleted. */
     List<Pod> jobManagers() {
-        return pods(JM).orElse(List.of()).stream()
+        return pods(podsOf("jobmanager")).orElse(List.of()).stream()
                 .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
                 .toList();
     }
@@ -314,7 +344,7 @@ final class FlinkCluster {
     private Optional<ConfigMap> haConfigMap() {
         return read(() -> client.configMaps()
                 .inNamespace(namespace)
-                .withName(HA_CONFIG_MAP)
+                .withName(name + HA_SUFFIX)
                 .get());
     }
 
@@ -351,13 +381,15 @@ final class FlinkCluster {
         return read(() -> client.v1().events().inNamespace(namespace).list().getItems()).orElse(List.of()).stream()
                 .anyMatch(e -> reason.equals(e.getReason())
                         && e.getInvolvedObject() != null
-                        && NAME.equals(e.getInvolvedObject().getName()));
+                        && name.equals(e.getInvolvedObject().getName()));
     }
 
     /** The reconciler's summary ConfigMap; empty while it cannot be read or does not exist. */
     Optional<ConfigMap> health() {
-        return read(() ->
-                client.configMaps().inNamespace(namespace).withName(HEALTH).get());
+        return read(() -> client.configMaps()
+                .inNamespace(namespace)
+                .withName(name + HEALTH_SUFFIX)
+                .get());
     }
 
     /** The reconciler's verdict on its summary; "" when there is none. */

@@ -13,14 +13,16 @@ import java.util.stream.Stream;
 
 /**
  * A scenario of the Kubernetes drill, in the order {@code all} runs them: the input alone, each
- * fault of the Kubernetes drill on the one long-running deployment, then the negative controls,
- * each on a fresh deployment with a pitfall applied on purpose.
+ * fault of the Kubernetes drill on the one long-running deployment, the incidents (another team's
+ * job beside it, which the reconciler must catch), then the negative controls, each on a fresh
+ * deployment with a pitfall applied on purpose.
  *
- * @param fault what is struck mid-input; null for {@link #STEADY} and the no-checkpoints control,
- *     which loses its pods in its own way
- * @param control the pitfall of a negative control; null for the healthy scenarios
+ * @param fault what is struck mid-input; null for {@link #STEADY}, the incidents and the
+ *     no-checkpoints control, which loses its pods in its own way
+ * @param control the pitfall of a negative control; null for the other scenarios
+ * @param incident the incident reproduced; null for the other scenarios
  */
-record KubernetesScenario(String id, Fault fault, Control control) {
+record KubernetesScenario(String id, Fault fault, Control control, Incident incident) {
     /** Nothing: the input, then the table (what {@code make e2e} checks). */
     static final KubernetesScenario STEADY = new KubernetesScenario("steady", null, null);
 
@@ -43,6 +45,29 @@ record KubernetesScenario(String id, Fault fault, Control control) {
         }
     }
 
+    /**
+     * Another team's job beside lineflow's, whose failure the in-cluster reconciler must report and
+     * remediate. Lineflow's deployment and table are left alone.
+     */
+    enum Incident {
+        /** Beam KafkaIO on Flink 1.16 reads every record twice after a JobManager failover ({@link BeamIncident}). */
+        BEAM_KAFKAIO("incident:beam-kafkaio");
+
+        final String id;
+
+        Incident(String id) {
+            this.id = id;
+        }
+    }
+
+    KubernetesScenario(String id, Fault fault, Control control) {
+        this(id, fault, control, null);
+    }
+
+    static KubernetesScenario of(Incident incident) {
+        return new KubernetesScenario(incident.id, null, null, incident);
+    }
+
     static KubernetesScenario of(Fault fault) {
         return new KubernetesScenario(fault.id, fault, null);
     }
@@ -61,6 +86,11 @@ record KubernetesScenario(String id, Fault fault, Control control) {
      * which by design clears 10 minutes after the restore.
      */
     Set<String> raises() {
+        if (incident != null) {
+            return switch (incident) {
+                case BEAM_KAFKAIO -> Set.of(BeamIncident.ALERT);
+            };
+        }
         if (control == Control.NO_CHECKPOINTS) {
             return Set.of("LineflowCheckpointingDisabled");
         }
@@ -115,6 +145,7 @@ record KubernetesScenario(String id, Fault fault, Control control) {
         return Stream.of(
                         Stream.of(STEADY),
                         Fault.on(Backend.Kind.KUBERNETES).stream().map(KubernetesScenario::of),
+                        Stream.of(Incident.values()).map(KubernetesScenario::of),
                         Stream.of(Control.values()).map(KubernetesScenario::of))
                 .flatMap(s -> s)
                 .toList();

@@ -170,19 +170,25 @@ final class ReconcilerMetrics {
 
     /** A gauge the reconciler exports for the deployment {@code lineflow}; empty while it has none. */
     Optional<Double> gauge(String metric) {
-        return scrape().flatMap(text -> gauge(text, metric));
+        return scrape().flatMap(text -> gauge(text, metric, FlinkCluster.NAME));
     }
 
-    /** {@code metric} for the deployment {@code lineflow} in the exposition {@code text}; empty when absent. */
-    private static Optional<Double> gauge(String text, String metric) {
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(metric) + "\\{[^}]*name=\"lineflow\"[^}]*\\} (\\S+)$")
+    /** The duplicate ratio the reconciler exports for {@code deployment}; empty while it has none. */
+    Optional<Double> duplicateRatioOf(String deployment) {
+        return scrape().flatMap(text -> gauge(text, RATIO, deployment));
+    }
+
+    /** {@code metric} for {@code deployment} in the exposition {@code text}; empty when absent. */
+    private static Optional<Double> gauge(String text, String metric, String deployment) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(metric) + "\\{[^}]*name=\"" + Pattern.quote(deployment)
+                        + "\"[^}]*\\} (\\S+)$")
                 .matcher(text);
         return m.find() ? Optional.of(Double.parseDouble(m.group(1))) : Optional.empty();
     }
 
     /** The duplicate ratio for the deployment {@code lineflow} in the exposition {@code text}; empty when absent. */
     static Optional<Double> duplicateRatio(String text) {
-        return gauge(text, RATIO);
+        return gauge(text, RATIO, FlinkCluster.NAME);
     }
 
     /** Whether the exposition {@code text} reports a DUPLICATE_CONSUMPTION finding. */

@@ -33,9 +33,10 @@ class KubernetesScenarioTest {
     }
 
     @Test
-    void allIsSteadyEveryKubernetesFaultAndTheControlsLast() {
+    void allIsSteadyEveryKubernetesFaultTheIncidentsAndTheControlsLast() {
         List<String> expected = new ArrayList<>(List.of("steady"));
         Fault.on(Backend.Kind.KUBERNETES).forEach(f -> expected.add(f.id));
+        expected.add("incident:beam-kafkaio");
         expected.addAll(List.of("control:additive-sink", "control:no-checkpoints"));
         assertThat(ids(KubernetesScenario.parse("all"))).isEqualTo(expected);
         assertThat(ids(KubernetesScenario.parse("faults"))).isEqualTo(expected.subList(0, expected.size() - 2));
@@ -67,6 +68,14 @@ class KubernetesScenarioTest {
         assertThat(KubernetesScenario.of(Fault.JM_LEADER_DELETE).raises())
                 .containsExactly(KubernetesScenario.JOB_RESTARTED);
         assertThat(KubernetesScenario.of(Fault.DB_OUTAGE).raises()).isEmpty();
+        // The incident's job is not lineflow's: its restore raises no restart alert, the
+        // reconciler's duplicate finding does.
+        assertThat(KubernetesScenario.of(KubernetesScenario.Incident.BEAM_KAFKAIO)
+                        .raises())
+                .containsExactly("LineflowDuplicateConsumption");
+        assertThat(KubernetesScenario.parse("incident:beam-kafkaio").get(0).scenario())
+                .extracting(s -> s.name(), s -> s.control(), s -> s.injects())
+                .containsExactly("kubernetes:incident:beam-kafkaio", false, false);
         assertThatThrownBy(() -> KubernetesScenario.of(Fault.PARTITION_JM).raises())
                 .hasMessageContaining("partition-jm is not a fault of the Kubernetes drill");
     }

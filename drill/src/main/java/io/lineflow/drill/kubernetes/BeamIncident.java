@@ -1,0 +1,428 @@
+package io.lineflow.drill.kubernetes;
+
+import io.lineflow.drill.core.Await;
+import io.lineflow.drill.core.DrillReport;
+import io.lineflow.drill.core.ScenarioResult;
+import io.lineflow.drill.core.TableCheck;
+import io.lineflow.drill.core.TimeChart;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * The incident the reconciler's duplicate detector exists for, reproduced under the operator
+ * (issue 42): a Beam 2.56.0 {@code KafkaIO} pipeline on Beam's Flink runner, Flink 1.16.3, two
+ * JobManagers with Kubernetes HA ({@code kustomize/incidents/beam-kafkaio}), inserting every
+ * record it reads into PostgreSQL. The leading JobManager's pod is deleted; the standby restores
+ * the job, and Beam's restored split enumerator hands every split out again while the readers
+ * keep theirs: every record is inserted twice.
+ *
+ * <p>The scenario first proves that from PostgreSQL (every record's copies counted; if the double
+ * read did not happen the scenario fails, because then it proves nothing), then requires: the
+ * in-cluster reconciler reports {@code DUPLICATE_CONSUMPTION} for the deployment, the alert
+ * reaches the Alertmanager, and once the deployment is annotated {@code lineflow.io/remediate:
+ * "true"} the reconciler rolls its TaskManagers, every record is inserted once again and the
+ * finding clears. It reports the time from the restore to the finding and from the finding to
+ * healed, and removes its deployment at the end.
+ */
+final class BeamIncident {
+    static final String NAME = "incident-beam";
+    static final String TOPIC = "incident-beam-in";
+    static final String TABLE = "incident_beam_records";
+    static final String ALERT = "LineflowDuplicateConsumption";
+    private static final String FINDING = "DUPLICATE_CONSUMPTION";
+    private static final String REMEDIATED = "RemediationRestartedTaskManagers";
+    private static final int PARTITIONS = 6;
+    private static final int RECORDS_PER_SECOND = 50;
+    /** The overlay: the e2e overlay, the shipped remediation component and the incident's deployment. */
+    private static final Path OVERLAY = Path.of("kustomize/incidents/beam-kafkaio");
+    /** The host folder the deployment keeps checkpoints and HA metadata in (its hostPath volume). */
+    private static final Path STATE = Path.of("/tmp/lineflow-e2e-incident-beam");
+    /** Flink's user in the images: the folder is its. */
+    private static final int FLINK_UID = 9999;
+    /** Records of how many seconds' input each copy count is judged on. */
+    private static final Duration SAMPLE = Duration.ofSeconds(30);
+    /** Doubled, and not merely lagging: the copies per record at the least to call it the incident. */
+    private static final double DOUBLED = 1.8;
+
+    private final FlinkCluster flink;
+    private final Kubectl k8s;
+    private final TableCheck.Database db;
+    private final String bootstrap;
+    private final ReconcilerMetrics reconciler;
+
+    BeamIncident(FlinkCluster lineflow, Kubectl k8s, TableCheck.Database db, String bootstrap) {
+        this.flink = lineflow.deployment(NAME);
+        this.k8s = k8s;
+        this.db = db;
+        this.bootstrap = bootstrap;
+        this.reconciler = new ReconcilerMetrics(lineflow);
+    }
+
+    /**
+     * The whole incident; what it measured goes to {@code result.monitoring}, what went wrong to
+     * {@code result.error} (the scenario could not show what it must) or {@code result.problems}
+     * (the reconciler or the remediation failed the incident).
+     */
+    void run(ScenarioResult result, AlertWatch alerts) throws Exception {
+        prepare();
+        log("  %s", Kubectl.changed(k8s.run("apply", "-k", OVERLAY.toString())));
+        Await.orFail(
+                Duration.ofMinutes(10),
+                Duration.ofSeconds(2),
+                NAME + "'s job RUNNING",
+                () -> "RUNNING".equals(flink.jobState()));
+        Await.orFail(
+                Duration.ofMinutes(3),
+                Duration.ofSeconds(2),
+                "every partition of " + TOPIC + " given to a KafkaIO reader of " + NAME,
+                () -> flink.readerPartitions(TOPIC)
+                        .map(p -> p.size() == PARTITIONS)
+                        .orElse(false));
+        try (Producer producer = new Producer(bootstrap)) {
+            producer.start();
+            Await.orFail(
+                    Duration.ofMinutes(2),
+                    Duration.ofSeconds(2),
+                    "a checkpoint of " + NAME + " completed while the input runs",
+                    () -> flink.completedCheckpoints().orElse(0L) > 0);
+            Copies before = copiesOver(producer, "before the failover");
+            result.monitoring.add("incident: before the failover, " + before);
+            if (before.perRecord() > 1.05) {
+                throw new IllegalStateException("the incident's job read records twice before the failover: " + before);
+            }
+            long restoredAt = failover(result);
+            Copies doubled = copiesOver(producer, "after the restore");
+            result.monitoring.add("incident: after the restore, " + doubled);
+            if (doubled.perRecord() < DOUBLED) {
+                throw new IllegalStateException("the double read did not reproduce (" + doubled
+                        + "), so the scenario proves nothing about the detector");
+            }
+            long findingAt = awaitFinding(restoredAt, result);
+            if (alerts != null) {
+                if (alerts.awaitSeen(ALERT, Duration.ofMinutes(4))) {
+                    note(result, "%s firing at the Alertmanager %s after the finding", ALERT, since(findingAt));
+                } else {
+                    result.problems.add(
+                            "ALERT " + ALERT + " did not reach the Alertmanager within 4 min of the finding");
+                }
+            }
+            remediate(findingAt, result, producer);
+        } finally {
+            remove();
+        }
+    }
+
+    /** A fresh start: no deployment, state, topic or table of an earlier run. */
+    private void prepare() throws Exception {
+        remove();
+        if (Files.exists(STATE)) {
+            try (Stream<Path> files = Files.walk(STATE)) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+        Files.createDirectories(STATE);
+        Files.setPosixFilePermissions(STATE, PosixFilePermissions.fromString("rwxr-x---"));
+        chownToFlink(STATE);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            try {
+                admin.deleteTopics(Set.of(TOPIC)).all().get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw e;
+                }
+            }
+            Await.orFail(Duration.ofMinutes(1), Duration.ofSeconds(1), "topic " + TOPIC + " deleted", () -> {
+                try {
+                    return !admin.listTopics().names().get().contains(TOPIC);
+                } catch (InterruptedException | ExecutionException e) {
+                    return false;
+                }
+            });
+            admin.createTopics(Set.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS " + TABLE);
+            s.execute("CREATE TABLE " + TABLE + " (record text NOT NULL)");
+        }
+    }
+
+    /** Numeric ids: the host need not know Flink's user. */
+    private static void chownToFlink(Path path) throws IOException {
+        var view = Files.getFileAttributeView(path, PosixFileAttributeView.class);
+        var lookup = path.getFileSystem().getUserPrincipalLookupService();
+        view.setOwner(lookup.lookupPrincipalByName(String.valueOf(FLINK_UID)));
+        view.setGroup(lookup.lookupPrincipalByGroupName(String.valueOf(FLINK_UID)));
+    }
+
+    /** Deletes the leading JobManager's pod; returns when the standby has restored the job (epoch ms). */
+    private long failover(ScenarioResult result) {
+        long runningBefore = flink.runningSince().orElse(0L);
+        Pod leader = flink.leader().orElseThrow(() -> new IllegalStateException("no leading JobManager of " + NAME));
+        long struck = System.currentTimeMillis();
+        result.marks.add(new TimeChart.Mark(struck, "leading JobManager deleted"));
+        k8s.run("delete", "pod", leader.getMetadata().getName(), "--wait=false");
+        log("  deleted the leading JobManager %s", leader.getMetadata().getName());
+        long[] restored = {0};
+        Await.orFail(Duration.ofMinutes(5), Duration.ofSeconds(1), NAME + "'s job restored by a new leader", () -> {
+            restored[0] = flink.leader()
+                    .filter(p -> !p.getMetadata()
+                            .getName()
+                            .equals(leader.getMetadata().getName()))
+                    .flatMap(p -> flink.runningSince())
+                    .filter(since -> since > runningBefore)
+                    .orElse(0L);
+            return restored[0] > 0;
+        });
+        note(result, "the standby restored the job %s after the leader's pod was deleted", since(struck, restored[0]));
+        return restored[0];
+    }
+
+    /** Until the reconciler's summary names the finding; returns when it did (epoch ms). */
+    private long awaitFinding(long restoredAt, ScenarioResult result) {
+        Await.orFail(
+                Duration.ofMinutes(6),
+                Duration.ofSeconds(2),
+                "the in-cluster reconciler's " + FINDING + " on " + NAME,
+                this::findingReported);
+        long at = System.currentTimeMillis();
+        note(
+                result,
+                "%s reported %s after the restore (target 2 min); duplicate ratio %s",
+                FINDING,
+                since(restoredAt, at),
+                reconciler
+                        .duplicateRatioOf(NAME)
+                        .map(r -> String.format("%.2f", r))
+                        .orElse("not exported"));
+        return at;
+    }
+
+    private boolean findingReported() {
+        return flink.health()
+                .map(c -> String.valueOf(c.getData()).contains(FINDING))
+                .orElse(false);
+    }
+
+    /**
+     * Opts the deployment in to remediation; the reconciler must roll its TaskManagers, after which
+     * every record is inserted once and the finding clears.
+     */
+    private void remediate(long findingAt, ScenarioResult result, Producer producer) {
+        Set<String> before = Set.copyOf(taskManagers());
+        long annotated = System.currentTimeMillis();
+        k8s.run("annotate", "flinkdeployment/" + NAME, "lineflow.io/remediate=true", "--overwrite");
+        if (!Await.until(Duration.ofMinutes(3), Duration.ofSeconds(2), () -> flink.eventReported(REMEDIATED))) {
+            result.problems.add("REMEDIATION the reconciler did not roll " + NAME + "'s TaskManagers within 3 min of"
+                    + " the annotation (no " + REMEDIATED + " Event)");
+            return;
+        }
+        note(result, "the reconciler rolled the TaskManagers %s after the annotation", since(annotated));
+        if (!Await.until(Duration.ofMinutes(4), Duration.ofSeconds(2), () -> !findingReported())) {
+            result.problems.add("REMEDIATION " + FINDING + " still reported 4 min after the TaskManagers were rolled");
+            return;
+        }
+        long healed = System.currentTimeMillis();
+        note(
+                result,
+                "%s cleared %s after the annotation, %s after the finding (target 1 min; the alert's wait included)",
+                FINDING,
+                since(annotated, healed),
+                since(findingAt, healed));
+        List<String> after = taskManagers();
+        if (after.stream().anyMatch(before::contains)) {
+            result.problems.add("REMEDIATION TaskManager pods " + before + " still there after the roll: " + after);
+        }
+        Copies healedCopies = copiesOver(producer, "after the remediation");
+        result.monitoring.add("incident: after the remediation, " + healedCopies);
+        if (healedCopies.perRecord() > 1.05 || healedCopies.perRecord() < 0.95) {
+            result.problems.add("REMEDIATION records are not inserted once each after the roll: " + healedCopies);
+        }
+    }
+
+    private List<String> taskManagers() {
+        return flink.pods(flink.podsOf("taskmanager")).orElse(List.of()).stream()
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                .map(p -> p.getMetadata().getName())
+                .toList();
+    }
+
+    /** Copies per record of the next {@link #SAMPLE} of input, once each of its records is in the table. */
+    private Copies copiesOver(Producer producer, String when) {
+        long first = producer.next();
+        Await.orFail(SAMPLE.plusSeconds(10), Duration.ofSeconds(1), SAMPLE.toSeconds() + " s of input " + when, () -> {
+            return producer.next() >= first + SAMPLE.toSeconds() * RECORDS_PER_SECOND;
+        });
+        long last = producer.next() - 1;
+        Copies[] seen = {null};
+        Await.orFail(
+                Duration.ofMinutes(3),
+                Duration.ofSeconds(2),
+                "every record " + first + "-" + last + " of " + NAME + "'s input in " + TABLE,
+                () -> {
+                    seen[0] = count(first, last).orElse(null);
+                    return seen[0] != null && seen[0].distinct() == last - first + 1;
+                });
+        // A record read twice is inserted by both readers at about the same time; one more poll
+        // after all are in lets the second copies of the last records land too.
+        Await.until(Duration.ofSeconds(20), Duration.ofSeconds(2), () -> {
+            Copies again = count(first, last).orElse(seen[0]);
+            boolean settled = again.rows() == seen[0].rows();
+            seen[0] = again;
+            return settled;
+        });
+        log("  %s: %s", when, seen[0]);
+        return seen[0];
+    }
+
+    private Optional<Copies> count(long first, long last) {
+        try (Connection c = db.connect();
+                PreparedStatement s = c.prepareStatement("SELECT count(*), count(DISTINCT record) FROM " + TABLE
+                        + " WHERE record::bigint BETWEEN ? AND ?")) {
+            s.setLong(1, first);
+            s.setLong(2, last);
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+                return Optional.of(new Copies(first, last, r.getLong(1), r.getLong(2)));
+            }
+        } catch (SQLException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Rows in the table for the records {@code first}..{@code last}, and how many distinct. */
+    record Copies(long first, long last, long rows, long distinct) {
+        double perRecord() {
+            return distinct == 0 ? 0 : (double) rows / distinct;
+        }
+
+        @Override
+        public String toString() {
+            return String.format(
+                    "records %d-%d: %d rows for %d distinct records, %.2f copies per record",
+                    first, last, rows, distinct, perRecord());
+        }
+    }
+
+    /** Deletes the incident's deployment and waits for its pods to go. */
+    private void remove() {
+        k8s.run("delete", "flinkdeployment/" + NAME, "--ignore-not-found", "--wait=true", "--timeout=180s");
+        Await.orFail(
+                Duration.ofMinutes(3),
+                Duration.ofSeconds(2),
+                NAME + "'s pods gone",
+                () -> flink.pods(Map.of("app", NAME)).map(List::isEmpty).orElse(false));
+    }
+
+    /** The input: numbered records, {@value #RECORDS_PER_SECOND} a second, over every partition. */
+    private static final class Producer implements AutoCloseable {
+        private final KafkaProducer<String, String> kafka;
+        private final AtomicLong next = new AtomicLong();
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final Thread thread = new Thread(this::produce, "incident-producer");
+        private volatile Exception failed;
+
+        Producer(String bootstrap) {
+            Properties p = new Properties();
+            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            p.put(ProducerConfig.ACKS_CONFIG, "all");
+            p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            kafka = new KafkaProducer<>(p);
+        }
+
+        void start() {
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        /** The number of the next record to be sent: every one below it has been acknowledged. */
+        long next() {
+            if (failed != null) {
+                throw new IllegalStateException("the incident's producer failed: " + failed.getMessage(), failed);
+            }
+            return next.get();
+        }
+
+        private void produce() {
+            long began = System.nanoTime();
+            try {
+                while (!stop.get()) {
+                    long n = next.get();
+                    long due = began + n * 1_000_000_000L / RECORDS_PER_SECOND;
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                        TimeUnit.NANOSECONDS.sleep(wait);
+                    }
+                    kafka.send(new ProducerRecord<>(TOPIC, (int) (n % PARTITIONS), null, Long.toString(n)))
+                            .get();
+                    next.incrementAndGet();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException e) {
+                failed = e;
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop.set(true);
+            thread.join(10_000);
+            kafka.close(Duration.ofSeconds(5));
+        }
+    }
+
+    private static String since(long from) {
+        return since(from, System.currentTimeMillis());
+    }
+
+    private static String since(long from, long to) {
+        return DrillReport.seconds(to - from);
+    }
+
+    private static void note(ScenarioResult result, String format, Object... args) {
+        String line = String.format(format, args);
+        result.monitoring.add("incident: " + line);
+        log("  %s", line);
+    }
+
+    private static void log(String format, Object... args) {
+        System.out.printf(format + "%n", args);
+    }
+}
