@@ -165,6 +165,37 @@ class FlinkClusterTest {
                 .hasValueSatisfying(c -> assertThat(String.valueOf(c.getData())).contains("CHECKPOINTING_DISABLED"));
     }
 
+    @Test
+    void anotherDeploymentIsReadByItsOwnNameEventsSummaryAndPods() {
+        FlinkCluster other = flink.deployment("incident-beam");
+        client.resource(new EventBuilder()
+                        .withNewMetadata()
+                        .withName("incident-beam.1")
+                        .withNamespace(NS)
+                        .endMetadata()
+                        .withReason("RemediationRestartedTaskManagers")
+                        .withNewInvolvedObject()
+                        .withKind("FlinkDeployment")
+                        .withName("incident-beam")
+                        .endInvolvedObject()
+                        .build())
+                .create();
+        client.resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName("incident-beam-lineflow-health")
+                        .withNamespace(NS)
+                        .addToAnnotations(FlinkCluster.STATUS_ANNOTATION, "CRITICAL")
+                        .endMetadata()
+                        .build())
+                .create();
+        assertThat(other.eventReported("RemediationRestartedTaskManagers")).isTrue();
+        assertThat(flink.eventReported("RemediationRestartedTaskManagers")).isFalse();
+        assertThat(other.healthStatus()).isEqualTo("CRITICAL");
+        assertThat(flink.healthStatus()).isNotEqualTo("CRITICAL");
+        assertThat(other.podsOf("taskmanager")).containsEntry("app", "incident-beam");
+        assertThat(flink.podsOf("jobmanager")).isEqualTo(FlinkCluster.JM);
+    }
+
     /** The cluster, with the JobManagers' REST APIs at {@code rest} by pod IP; at any other IP nobody answers. */
     private FlinkCluster withRest(Map<String, URI> rest) {
         return new FlinkCluster(client, NS, "operator", ip -> rest.getOrDefault(ip, NOBODY));
