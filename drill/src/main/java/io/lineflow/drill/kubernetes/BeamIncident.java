@@ -62,6 +62,8 @@ final class BeamIncident {
     static final String ALERT = "LineflowDuplicateConsumption";
     private static final String FINDING = "DUPLICATE_CONSUMPTION";
     private static final String REMEDIATED = "RemediationRestartedTaskManagers";
+    private static final String RECONCILER = "lineflow-reconciler";
+    private static final String REMEDIATION_ENABLED = "LINEFLOW_RECONCILER_REMEDIATION_ENABLED";
     private static final int PARTITIONS = 6;
     private static final int RECORDS_PER_SECOND = 50;
     /** The overlay: the e2e overlay, the shipped remediation component and the incident's deployment. */
@@ -97,6 +99,16 @@ final class BeamIncident {
     void run(ScenarioResult result, AlertWatch alerts) throws Exception {
         prepare();
         log("  %s", Kubectl.changed(k8s.run("apply", "-k", OVERLAY.toString())));
+        try {
+            remediation(true);
+            reproduceAndHeal(result, alerts);
+        } finally {
+            remove();
+            remediation(false);
+        }
+    }
+
+    private void reproduceAndHeal(ScenarioResult result, AlertWatch alerts) throws InterruptedException {
         Await.orFail(
                 Duration.ofMinutes(10),
                 Duration.ofSeconds(2),
@@ -138,9 +150,17 @@ final class BeamIncident {
                 }
             }
             remediate(findingAt, result, producer);
-        } finally {
-            remove();
         }
+    }
+
+    /**
+     * Switches remediation on or off in the reconciler, as the shipped remediation component does
+     * (its Role comes with the incident's overlay), and waits for the reconciler's new pod.
+     */
+    private void remediation(boolean on) {
+        k8s.run("set", "env", "deployment/" + RECONCILER, REMEDIATION_ENABLED + "=" + on);
+        k8s.run("rollout", "status", "deployment/" + RECONCILER, "--timeout=180s");
+        log("  remediation %s in the reconciler", on ? "on" : "off");
     }
 
     /** A fresh start: no deployment, state, topic or table of an earlier run. */
@@ -339,9 +359,9 @@ final class BeamIncident {
         }
     }
 
-    /** Deletes the incident's deployment and waits for its pods to go. */
+    /** Deletes the incident's deployment and the remediation Role, and waits for its pods to go. */
     private void remove() {
-        k8s.run("delete", "flinkdeployment/" + NAME, "--ignore-not-found", "--wait=true", "--timeout=180s");
+        k8s.run("delete", "-k", OVERLAY.toString(), "--ignore-not-found", "--wait=true", "--timeout=180s");
         Await.orFail(
                 Duration.ofMinutes(3),
                 Duration.ofSeconds(2),
