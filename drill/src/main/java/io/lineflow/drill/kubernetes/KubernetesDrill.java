@@ -576,7 +576,19 @@ public final class KubernetesDrill {
                     log("  restored from savepoint %s", savepoint);
                 }
             }
-            default -> {}
+            // The table, the timeline and the reconciler's health say all there is to say of these.
+            case JM_POD_DELETE, JM_KILL, TM_POD_KILL, DB_OUTAGE, KAFKA_RESTART, SUSPEND_RESUME, NODE_RESTART -> {}
+            // No default: a new fault does not compile until it says what is checked after it.
+            case TM_KILL,
+                    JM_FAILOVER,
+                    FULL_RESTART,
+                    UPGRADE,
+                    PG_KILL,
+                    KAFKA_KILL,
+                    PARTITION_DB,
+                    PARTITION_KAFKA,
+                    PARTITION_JM ->
+                throw new IllegalStateException(scenario.id() + " is not a fault of the Kubernetes drill");
         }
     }
 
