@@ -5,6 +5,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.runners.flink.FlinkRunner;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.io.jdbc.JdbcIO;
 import org.apache.beam.sdk.io.kafka.KafkaIO;
 import org.apache.beam.sdk.options.Default;
@@ -135,6 +136,11 @@ public final class KafkaIoPipeline {
                             .withPreparedStatementSetter(
                                     (record, statement) -> statement.setString(1, new String(record, UTF_8))));
         }
-        pipeline.run().waitUntilFinish();
+        PipelineResult result = pipeline.run();
+        // Detached (--attachedMode=false), as the operator runs an application: Beam submits the
+        // job and returns; waiting on it is for an attached client.
+        if (options.getAttachedMode()) {
+            result.waitUntilFinish();
+        }
     }
 }
