@@ -114,15 +114,18 @@ final class BeamIncident {
                 Duration.ofSeconds(2),
                 NAME + "'s job RUNNING",
                 () -> "RUNNING".equals(flink.jobState()));
-        Await.orFail(
-                Duration.ofMinutes(3),
-                Duration.ofSeconds(2),
-                "every partition of " + TOPIC + " given to a KafkaIO reader of " + NAME,
-                () -> flink.readerPartitions(TOPIC)
-                        .map(p -> p.size() == PARTITIONS)
-                        .orElse(false));
         try (Producer producer = new Producer(bootstrap)) {
+            // Input first: a KafkaIO reader registers its partition's metric with its first
+            // record. The pipeline reads from the earliest offset, so nothing sent before the
+            // readers started is skipped.
             producer.start();
+            Await.orFail(
+                    Duration.ofMinutes(3),
+                    Duration.ofSeconds(2),
+                    "every partition of " + TOPIC + " read by a KafkaIO reader of " + NAME,
+                    () -> flink.readerPartitions(TOPIC)
+                            .map(p -> p.size() == PARTITIONS)
+                            .orElse(false));
             Await.orFail(
                     Duration.ofMinutes(2),
                     Duration.ofSeconds(2),

@@ -67,13 +67,6 @@ public final class KafkaIoPipeline {
         String getGroupId();
 
         void setGroupId(String value);
-
-        @Description("Where a reader without a committed or checkpointed offset starts: Kafka's"
-                + " auto.offset.reset (latest, earliest)")
-        @Default.String("latest")
-        String getAutoOffsetReset();
-
-        void setAutoOffsetReset(String value);
     }
 
     private KafkaIoPipeline() {}
