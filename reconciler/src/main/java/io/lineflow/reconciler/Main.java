@@ -29,8 +29,10 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
@@ -104,7 +106,7 @@ public final class Main {
                 metrics,
                 new HistoryStore(conf.get(HISTORY_RETENTION)),
                 clock);
-        AuditLoop audit = AuditLoop.of(conf, System.getenv(), metrics, clock);
+        AuditLoop audit = AuditLoop.of(conf, System.getenv(), client, metrics, clock);
         reconciler.auditedBy(audit);
         ReconcilerController controller = new ReconcilerController(client, conf, reconciler, clock);
         HealthServer server =
@@ -128,13 +130,19 @@ public final class Main {
         return 0;
     }
 
-    /** LINEFLOW_RECONCILER_FLINK_REST_TIMEOUT → lineflow.reconciler.flink.rest-timeout, matched against known keys. */
+    /**
+     * LINEFLOW_RECONCILER_FLINK_REST_TIMEOUT → lineflow.reconciler.flink.rest-timeout, matched against
+     * known keys and retired ones (so that a retired setting fails at start-up, not silently).
+     */
     static Map<String, String> fromEnv(Map<String, String> env) {
         Map<String, String> out = new LinkedHashMap<>();
-        for (ConfigOption<?> o : ReconcilerOptions.all()) {
-            String var = envVar(o);
+        List<String> keys = new ArrayList<>(
+                ReconcilerOptions.all().stream().map(ConfigOption::key).toList());
+        keys.addAll(ReconcilerOptions.RETIRED.keySet());
+        for (String key : keys) {
+            String var = ReconcilerOptions.envVar(key);
             if (env.containsKey(var)) {
-                out.put(o.key(), env.get(var));
+                out.put(key, env.get(var));
             }
         }
         return out;
@@ -142,6 +150,6 @@ public final class Main {
 
     /** The environment variable that sets an option: its key upper-cased, other characters as '_'. */
     static String envVar(ConfigOption<?> option) {
-        return option.key().toUpperCase(java.util.Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
+        return ReconcilerOptions.envVar(option.key());
     }
 }

@@ -221,10 +221,12 @@ public final class ReconcilerOptions {
     public static final ConfigOption<String> AUDIT_JDBC_URL = ConfigOptions.key(PREFIX + "audit.jdbc-url")
             .stringType()
             .defaultValue("")
-            .withDescription("JDBC URL of the job's PostgreSQL database. Empty (the default): no audit. Set, the"
-                    + " reconciler recounts the windows of the last audit.span from Kafka every audit.period and"
-                    + " diffs device_window_stats; the password comes from the env var LINEFLOW_JDBC_PASSWORD"
-                    + " (a Secret), the session is read-only.");
+            .withDescription("JDBC URL of the jobs' PostgreSQL database. Empty (the default): no audit. Set, the"
+                    + " reconciler recounts, every audit.period, the windows of the last audit.span of every lineflow"
+                    + " FlinkDeployment it watches from its topic, with its job's own settings, and diffs its"
+                    + " device_window_stats (the annotation lineflow.io/audit: \"false\" leaves one out, and"
+                    + " lineflow.io/audit-jdbc-url names a job's database when it is another one); the password comes"
+                    + " from the env var LINEFLOW_JDBC_PASSWORD (a Secret), the session is read-only.");
 
     public static final ConfigOption<String> AUDIT_JDBC_USER = ConfigOptions.key(PREFIX + "audit.jdbc-user")
             .stringType()
@@ -243,16 +245,20 @@ public final class ReconcilerOptions {
                     "The windows audited: those ending in the last span (at least 1 min; with the job's 5-min windows"
                             + " 1 h is 12 or 13 windows). The read starts lineflow.events.max-future (1 h) earlier.");
 
-    public static final ConfigOption<String> AUDIT_DEPLOYMENT = ConfigOptions.key(PREFIX + "audit.deployment")
-            .stringType()
-            .defaultValue("lineflow")
-            .withDescription("The FlinkDeployment (name, or namespace/name) whose table is audited: an"
-                    + " AUDIT_MISMATCH finding goes to its Events, summary and metrics.");
-
     public static final ConfigOption<Long> AUDIT_MAX_RECORDS = ConfigOptions.key(PREFIX + "audit.max-records")
             .longType()
             .defaultValue(20_000_000L)
             .withDescription("An audit that would read more records fails (the bound on its time).");
+
+    /**
+     * Settings that no longer exist, with why and what to do: setting one fails at start-up
+     * rather than being ignored.
+     */
+    public static final Map<String, String> RETIRED = Map.of(
+            PREFIX + "audit.deployment",
+            "every lineflow FlinkDeployment the reconciler watches is audited now, each with its own job's"
+                    + " settings (topic, group, window, lateness, limits); leave one out with the annotation"
+                    + " lineflow.io/audit: \"false\". Remove the setting");
 
     /** The option's description as plain text. */
     public static String describe(ConfigOption<?> option) {
@@ -295,6 +301,11 @@ public final class ReconcilerOptions {
         Configuration conf = new Configuration();
         for (Map.Entry<String, String> e : settings.entrySet()) {
             String key = e.getKey().startsWith(PREFIX) ? e.getKey() : PREFIX + e.getKey();
+            String retired = RETIRED.get(key);
+            if (retired != null) {
+                throw new IllegalArgumentException("Setting '" + key + "' (value '" + e.getValue() + "') is retired: "
+                        + retired + " (env " + envVar(key) + ").");
+            }
             if (!known.contains(key)) {
                 throw new IllegalArgumentException(
                         "Unknown setting '" + e.getKey() + "'. Known settings: " + String.join(", ", known));
@@ -320,6 +331,11 @@ public final class ReconcilerOptions {
                     + describe(AUDIT_MAX_RECORDS) + ")");
         }
         return conf;
+    }
+
+    /** The environment variable that sets a key: upper-cased, other characters as '_'. */
+    public static String envVar(String key) {
+        return key.toUpperCase(java.util.Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
     }
 
     private static void atLeast(Configuration conf, ConfigOption<Duration> option, Duration least) {

@@ -85,4 +85,17 @@ class ReconcilerOptionsTest {
         assertThat(List.of(ReconcilerOptions.defaultText(ReconcilerOptions.INTERVAL)))
                 .containsExactly("30 s");
     }
+
+    @Test
+    void theRetiredAuditDeploymentFailsAtStartUpNamingItsKeyAndWhatToDo() {
+        Map<String, String> env = Main.fromEnv(Map.of("LINEFLOW_RECONCILER_AUDIT_DEPLOYMENT", "lineflow"));
+        assertThatThrownBy(() -> ReconcilerOptions.fromMap(env))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'lineflow.reconciler.audit.deployment' (value 'lineflow') is retired")
+                .hasMessageContaining("every lineflow FlinkDeployment the reconciler watches is audited")
+                .hasMessageContaining("lineflow.io/audit: \"false\"")
+                .hasMessageContaining("env LINEFLOW_RECONCILER_AUDIT_DEPLOYMENT");
+        assertThatThrownBy(() -> ReconcilerOptions.fromMap(Map.of("audit.deployment", "ns/lineflow")))
+                .hasMessageContaining("is retired");
+    }
 }

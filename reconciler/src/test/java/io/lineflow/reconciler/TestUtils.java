@@ -1,6 +1,11 @@
 package io.lineflow.reconciler;
 
 import io.lineflow.flinkrest.KafkaReader;
+import io.lineflow.reconciler.act.EventPublisher;
+import io.lineflow.reconciler.act.Metrics;
+import io.lineflow.reconciler.act.Remediator;
+import io.lineflow.reconciler.act.SummaryPublisher;
+import io.lineflow.reconciler.controller.Reconciler;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.FlinkObservation.Checkpoints;
 import io.lineflow.reconciler.model.FlinkObservation.Job;
@@ -10,11 +15,16 @@ import io.lineflow.reconciler.model.KubernetesStatus;
 import io.lineflow.reconciler.model.Observation;
 import io.lineflow.reconciler.model.Sample;
 import io.lineflow.reconciler.model.SpecObservation;
+import io.lineflow.reconciler.observe.DeploymentObserver;
+import io.lineflow.reconciler.observe.FlinkRestClient;
+import io.lineflow.reconciler.observe.HistoryStore;
+import io.lineflow.reconciler.observe.KafkaObserver;
 import io.lineflow.reconciler.observe.SpecReader;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
@@ -204,6 +214,62 @@ public final class TestUtils {
         fd.setSpec(spec);
         fd.setStatus(runningDeploymentStatus());
         return fd;
+    }
+
+    /** Where lineflow's manifests mount the job's settings file, and the argument that names it. */
+    public static final String SETTINGS_FILE = "/etc/lineflow/lineflow.properties";
+
+    /**
+     * A deployment like lineflow's that reads its settings as the manifests give them: {@code
+     * --config /etc/lineflow/lineflow.properties}, from the ConfigMap {@code configMap} mounted at
+     * {@code /etc/lineflow} in the main container (manifests/flink/flinkdeployment.yaml).
+     */
+    public static FlinkDeployment lineflowDeployment(String namespace, String name, String configMap) {
+        FlinkDeployment fd = flinkDeployment(namespace, name);
+        fd.getSpec().getJob().setArgs(new String[] {"--config", SETTINGS_FILE});
+        fd.getSpec()
+                .setPodTemplate(new PodTemplateSpecBuilder()
+                        .withNewSpec()
+                        .addNewContainer()
+                        .withName(SpecReader.MAIN_CONTAINER)
+                        .addNewVolumeMount()
+                        .withName("lineflow-config")
+                        .withMountPath("/etc/lineflow")
+                        .withReadOnly(true)
+                        .endVolumeMount()
+                        .endContainer()
+                        .addNewVolume()
+                        .withName("lineflow-config")
+                        .withNewConfigMap()
+                        .withName(configMap)
+                        .endConfigMap()
+                        .endVolume()
+                        .endSpec()
+                        .build());
+        return fd;
+    }
+
+    /**
+     * The reconciler as {@code Main} wires it, on {@code client}, with {@code rest} and {@code kafka}
+     * (fakes, in tests) for Flink's REST API and Kafka.
+     */
+    public static Reconciler reconciler(
+            Configuration conf,
+            KubernetesClient client,
+            FlinkRestClient rest,
+            KafkaObserver kafka,
+            Metrics metrics,
+            Clock clock) {
+        EventPublisher events = new EventPublisher(client, conf, clock);
+        return new Reconciler(
+                conf,
+                new DeploymentObserver(conf, rest, kafka, clock),
+                events,
+                new SummaryPublisher(client, conf, clock),
+                new Remediator(client, events, conf, clock),
+                metrics,
+                new HistoryStore(conf.get(ReconcilerOptions.HISTORY_RETENTION)),
+                clock);
     }
 
     /** The status the operator writes for a running job. */

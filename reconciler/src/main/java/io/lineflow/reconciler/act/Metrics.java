@@ -12,6 +12,7 @@ import org.apache.flink.configuration.Configuration;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -29,12 +30,26 @@ public final class Metrics {
     private final AtomicLong remediations = new AtomicLong();
     private volatile double lastPassSeconds = Double.NaN;
     private volatile int deployments;
-    /** The audit's metrics as last rendered, empty until an audit ran ({@link #audited}). */
-    private volatile String audit = "";
+    /** The audit's series of each audited deployment, by {@code namespace/name}. */
+    private final Map<String, AuditSeries> audits = new ConcurrentHashMap<>();
 
-    private final AtomicLong auditsCompleted = new AtomicLong();
-    private final AtomicLong auditsFailed = new AtomicLong();
-    private volatile double lastAuditCompleted = Double.NaN;
+    /** The audit's metrics, in the order they are exposed, each with its HELP and TYPE lines. */
+    private static final Map<String, String> AUDIT_HEADERS = auditHeaders();
+
+    /** One audited deployment's series: the latest completed audit's rows and its run counters. */
+    private static final class AuditSeries {
+        final String labels;
+        final AtomicLong completed = new AtomicLong();
+        final AtomicLong failed = new AtomicLong();
+        volatile Map<String, String> latest = Map.of();
+        volatile Duration period;
+        volatile double lastCompleted = Double.NaN;
+
+        AuditSeries(String labels, Duration period) {
+            this.labels = labels;
+            this.period = period;
+        }
+    }
 
     public Metrics(Configuration conf, Clock clock) {
         this.conf = conf;
@@ -114,69 +129,112 @@ public final class Metrics {
         remediations.incrementAndGet();
     }
 
-    /** A completed audit of {@code deployment}: its rows by result, its read, when and how long. */
-    public void audited(String deployment, AuditReport r, Duration period) {
-        auditsCompleted.incrementAndGet();
-        lastAuditCompleted = r.at().toEpochMilli() / 1000.0 + r.took().toMillis() / 1000.0;
-        String labels = "deployment=\"" + esc(deployment) + "\"";
-        StringBuilder sb = new StringBuilder();
-        sb.append("# HELP lineflow_audit_rows Rows of the latest completed audit by result; unjudged rows are"
-                + " neither matched nor mismatched.\n");
-        sb.append("# TYPE lineflow_audit_rows gauge\n");
-        gauge(sb, "lineflow_audit_rows", labels + ",result=\"matched\"", r.matched());
-        gauge(sb, "lineflow_audit_rows", labels + ",result=\"missing\"", r.rows(Kind.MISSING));
-        gauge(sb, "lineflow_audit_rows", labels + ",result=\"extra\"", r.rows(Kind.EXTRA));
-        gauge(sb, "lineflow_audit_rows", labels + ",result=\"wrong\"", r.rows(Kind.WRONG));
+    /** A completed audit of {@code namespace/name}: its rows by result, its read, when and how long. */
+    public void audited(String namespace, String name, AuditReport r, Duration period) {
+        AuditSeries s = auditSeries(namespace, name, period);
+        s.completed.incrementAndGet();
+        s.lastCompleted = r.at().toEpochMilli() / 1000.0 + r.took().toMillis() / 1000.0;
+        String labels = s.labels;
+        Map<String, String> latest = new LinkedHashMap<>();
+        StringBuilder rows = new StringBuilder();
+        gauge(rows, "lineflow_audit_rows", labels + ",result=\"matched\"", r.matched());
+        gauge(rows, "lineflow_audit_rows", labels + ",result=\"missing\"", r.rows(Kind.MISSING));
+        gauge(rows, "lineflow_audit_rows", labels + ",result=\"extra\"", r.rows(Kind.EXTRA));
+        gauge(rows, "lineflow_audit_rows", labels + ",result=\"wrong\"", r.rows(Kind.WRONG));
         gauge(
-                sb,
+                rows,
                 "lineflow_audit_rows",
                 labels + ",result=\"unjudged\"",
                 r.unjudged().size());
-        sb.append("# TYPE lineflow_audit_unjudged_rows gauge\n");
+        latest.put("lineflow_audit_rows", rows.toString());
+        StringBuilder unjudged = new StringBuilder();
         for (AuditReport.Reason reason : AuditReport.Reason.values()) {
-            gauge(sb, "lineflow_audit_unjudged_rows", labels + ",reason=\"" + reason + "\"", r.unjudged(reason));
+            gauge(unjudged, "lineflow_audit_unjudged_rows", labels + ",reason=\"" + reason + "\"", r.unjudged(reason));
         }
-        sb.append("# HELP lineflow_audit_downtime_not_judged_rows Judged rows whose downtime alone was not judged"
-                + " (the stop carried from before the read).\n");
-        sb.append("# TYPE lineflow_audit_downtime_not_judged_rows gauge\n");
-        gauge(sb, "lineflow_audit_downtime_not_judged_rows", labels, r.downtimeNotJudged());
-        sb.append("# TYPE lineflow_audit_records_read gauge\n");
-        gauge(sb, "lineflow_audit_records_read", labels, r.recordsRead());
-        sb.append("# TYPE lineflow_audit_events_counted gauge\n");
-        gauge(sb, "lineflow_audit_events_counted", labels, r.counted());
-        sb.append("# TYPE lineflow_audit_last_duration_seconds gauge\n");
-        gauge(sb, "lineflow_audit_last_duration_seconds", labels, r.took().toMillis() / 1000.0);
-        audit = sb.toString() + periodAndTimes(labels, period);
+        latest.put("lineflow_audit_unjudged_rows", unjudged.toString());
+        latest.put(
+                "lineflow_audit_downtime_not_judged_rows",
+                line("lineflow_audit_downtime_not_judged_rows", labels, r.downtimeNotJudged()));
+        latest.put("lineflow_audit_records_read", line("lineflow_audit_records_read", labels, r.recordsRead()));
+        latest.put("lineflow_audit_events_counted", line("lineflow_audit_events_counted", labels, r.counted()));
+        latest.put(
+                "lineflow_audit_last_duration_seconds",
+                line("lineflow_audit_last_duration_seconds", labels, r.took().toMillis() / 1000.0));
+        s.latest = latest;
     }
 
-    /** The audit is scheduled: its period and run counters are exported from now on, at zero. */
-    public void auditScheduled(String deployment, Duration period) {
-        if (audit.isEmpty()) {
-            audit = periodAndTimes("deployment=\"" + esc(deployment) + "\"", period);
+    /**
+     * The audit of {@code namespace/name} is scheduled: its period and run counters are exported
+     * from now on, at zero.
+     */
+    public void auditScheduled(String namespace, String name, Duration period) {
+        auditSeries(namespace, name, period);
+    }
+
+    /** An audit of {@code namespace/name} that could not complete: the rows of the latest completed one stay. */
+    public void auditFailed(String namespace, String name, Duration period) {
+        auditSeries(namespace, name, period).failed.incrementAndGet();
+    }
+
+    /** Keeps the audit's series of these deployments ({@code namespace/name}) only. */
+    public void retainAudits(Set<String> keys) {
+        audits.keySet().retainAll(keys);
+    }
+
+    private AuditSeries auditSeries(String namespace, String name, Duration period) {
+        AuditSeries s = audits.computeIfAbsent(
+                namespace + "/" + name,
+                k -> new AuditSeries("namespace=\"" + esc(namespace) + "\",deployment=\"" + esc(name) + "\"", period));
+        s.period = period;
+        return s;
+    }
+
+    private static Map<String, String> auditHeaders() {
+        Map<String, String> h = new LinkedHashMap<>();
+        h.put(
+                "lineflow_audit_rows",
+                "# HELP lineflow_audit_rows Rows of the latest completed audit by result; unjudged rows are"
+                        + " neither matched nor mismatched.\n# TYPE lineflow_audit_rows gauge\n");
+        h.put("lineflow_audit_unjudged_rows", "# TYPE lineflow_audit_unjudged_rows gauge\n");
+        h.put(
+                "lineflow_audit_downtime_not_judged_rows",
+                "# HELP lineflow_audit_downtime_not_judged_rows Judged rows whose downtime alone was not judged"
+                        + " (the stop carried from before the read).\n"
+                        + "# TYPE lineflow_audit_downtime_not_judged_rows gauge\n");
+        h.put("lineflow_audit_records_read", "# TYPE lineflow_audit_records_read gauge\n");
+        h.put("lineflow_audit_events_counted", "# TYPE lineflow_audit_events_counted gauge\n");
+        h.put("lineflow_audit_last_duration_seconds", "# TYPE lineflow_audit_last_duration_seconds gauge\n");
+        h.put("lineflow_audit_period_seconds", "# TYPE lineflow_audit_period_seconds gauge\n");
+        h.put(
+                "lineflow_audit_last_completed_timestamp_seconds",
+                "# HELP lineflow_audit_last_completed_timestamp_seconds When the latest audit completed"
+                        + " (NaN: none yet).\n# TYPE lineflow_audit_last_completed_timestamp_seconds gauge\n");
+        h.put("lineflow_audit_runs_total", "# TYPE lineflow_audit_runs_total counter\n");
+        return h;
+    }
+
+    /** Every audited deployment's series, each metric's samples together under its header. */
+    private String renderAudits() {
+        if (audits.isEmpty()) {
+            return "";
         }
-    }
-
-    /** An audit of {@code deployment} that could not complete: the rows of the latest completed one stay. */
-    public void auditFailed(String deployment, Duration period) {
-        auditsFailed.incrementAndGet();
-        String labels = "deployment=\"" + esc(deployment) + "\"";
-        String rows = audit.contains("# TYPE lineflow_audit_period_seconds")
-                ? audit.substring(0, audit.indexOf("# TYPE lineflow_audit_period_seconds"))
-                : "";
-        audit = rows + periodAndTimes(labels, period);
-    }
-
-    private String periodAndTimes(String labels, Duration period) {
         StringBuilder sb = new StringBuilder();
-        sb.append("# TYPE lineflow_audit_period_seconds gauge\n");
-        gauge(sb, "lineflow_audit_period_seconds", labels, period.toMillis() / 1000.0);
-        sb.append("# HELP lineflow_audit_last_completed_timestamp_seconds When the latest audit completed"
-                + " (NaN: none yet).\n");
-        sb.append("# TYPE lineflow_audit_last_completed_timestamp_seconds gauge\n");
-        gauge(sb, "lineflow_audit_last_completed_timestamp_seconds", labels, lastAuditCompleted);
-        sb.append("# TYPE lineflow_audit_runs_total counter\n");
-        gauge(sb, "lineflow_audit_runs_total", labels + ",outcome=\"completed\"", auditsCompleted.get());
-        gauge(sb, "lineflow_audit_runs_total", labels + ",outcome=\"failed\"", auditsFailed.get());
+        Map<String, AuditSeries> sorted = new TreeMap<>(audits);
+        AUDIT_HEADERS.forEach((metric, header) -> {
+            sb.append(header);
+            for (AuditSeries s : sorted.values()) {
+                switch (metric) {
+                    case "lineflow_audit_period_seconds" -> gauge(sb, metric, s.labels, s.period.toMillis() / 1000.0);
+                    case "lineflow_audit_last_completed_timestamp_seconds" ->
+                        gauge(sb, metric, s.labels, s.lastCompleted);
+                    case "lineflow_audit_runs_total" -> {
+                        gauge(sb, metric, s.labels + ",outcome=\"completed\"", s.completed.get());
+                        gauge(sb, metric, s.labels + ",outcome=\"failed\"", s.failed.get());
+                    }
+                    default -> sb.append(s.latest.getOrDefault(metric, ""));
+                }
+            }
+        });
         return sb.toString();
     }
 
@@ -212,7 +270,7 @@ public final class Metrics {
                 .append('\n');
         sb.append("# TYPE lineflow_reconciler_deployments gauge\n");
         sb.append("lineflow_reconciler_deployments ").append(deployments).append('\n');
-        sb.append(audit);
+        sb.append(renderAudits());
         return sb.toString();
     }
 
@@ -223,6 +281,12 @@ public final class Metrics {
                 .append("} ")
                 .append(num(value))
                 .append('\n');
+    }
+
+    private static String line(String name, String labels, double value) {
+        StringBuilder sb = new StringBuilder();
+        gauge(sb, name, labels, value);
+        return sb.toString();
     }
 
     private static String num(double v) {

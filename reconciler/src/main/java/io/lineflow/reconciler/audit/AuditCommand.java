@@ -2,14 +2,22 @@ package io.lineflow.reconciler.audit;
 
 import io.lineflow.reconciler.cli.Args;
 import io.lineflow.rules.Rules;
+import io.lineflow.settings.ConfigException;
+import io.lineflow.settings.LineflowOptions;
+import io.lineflow.settings.LineflowSettings;
 
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.util.TimeUtils;
 
 import java.io.PrintStream;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -24,6 +32,7 @@ import java.util.Set;
 public final class AuditCommand {
     public static final String USAGE =
             "audit --bootstrap HOST:PORT --jdbc-url URL [--jdbc-user U] [--topic device-events]\n"
+                    + "      [--config FILE] (the job's lineflow.properties: its settings, the options below over them)\n"
                     + "      [--window " + shown(Rules.DEFAULT_WINDOW) + "] [--lateness "
                     + shown(Rules.DEFAULT_LATENESS)
                     + "] [--out-of-orderness " + shown(Rules.DEFAULT_OUT_OF_ORDERNESS) + "]\n"
@@ -34,50 +43,66 @@ public final class AuditCommand {
                     + " [--max-records N]\n"
                     + "      (the job's settings, at the job's defaults; password: env LINEFLOW_JDBC_PASSWORD)";
 
+    /** The options that are the job's settings, each with the job's key: read as the job reads it. */
+    private static final Map<String, ConfigOption<?>> JOB_SETTINGS = jobSettings();
+
     private AuditCommand() {}
 
+    private static Map<String, ConfigOption<?>> jobSettings() {
+        Map<String, ConfigOption<?>> m = new LinkedHashMap<>();
+        m.put("bootstrap", LineflowOptions.KAFKA_BOOTSTRAP_SERVERS);
+        m.put("topic", LineflowOptions.KAFKA_TOPIC);
+        m.put("jdbc-url", LineflowOptions.JDBC_URL);
+        m.put("jdbc-user", LineflowOptions.JDBC_USER);
+        m.put("window", LineflowOptions.WINDOW_SIZE);
+        m.put("lateness", LineflowOptions.ALLOWED_LATENESS);
+        m.put("out-of-orderness", LineflowOptions.OUT_OF_ORDERNESS);
+        m.put("max-bytes", LineflowOptions.MAX_EVENT_SIZE);
+        m.put("max-future", LineflowOptions.MAX_FUTURE);
+        m.put("earliest", LineflowOptions.EARLIEST_EVENT_TIME);
+        m.put("silent-fill", LineflowOptions.DOWNTIME_SILENT_FILL);
+        return m;
+    }
+
     public static int run(String[] argv, PrintStream out) throws SQLException {
-        Args a = Args.parse(
-                argv,
-                Set.of(
-                        "bootstrap",
-                        "jdbc-url",
-                        "jdbc-user",
-                        "topic",
-                        "group",
-                        "span",
-                        "max-records",
-                        "window",
-                        "lateness",
-                        "out-of-orderness",
-                        "max-bytes",
-                        "max-future",
-                        "earliest",
-                        "silent-fill"),
-                Set.of());
-        String bootstrap = a.require("bootstrap");
-        String url = a.require("jdbc-url");
-        Rules d = Rules.defaults();
-        Rules rules = new Rules(
-                duration(a.get("window", null), d.windowMillis()),
-                duration(a.get("lateness", null), d.latenessMillis()),
-                duration(a.get("out-of-orderness", null), d.outOfOrdernessMillis()),
-                a.get("max-bytes", null) == null ? d.maxBytes() : bytes(a.get("max-bytes", null)),
-                duration(a.get("max-future", null), d.maxFutureMillis()),
-                a.get("earliest", null) == null ? d.earliestMillis() : instant(a.get("earliest", null)),
-                duration(a.get("silent-fill", null), d.silentFillMillis()));
+        Set<String> valued = new HashSet<>(JOB_SETTINGS.keySet());
+        valued.addAll(Set.of(LineflowSettings.CONFIG_FILE_ARG, "group", "span", "max-records"));
+        Args a = Args.parse(argv, valued, Set.of());
+        String file = a.get(LineflowSettings.CONFIG_FILE_ARG, null);
+        if (file == null) {
+            a.require("bootstrap");
+            a.require("jdbc-url");
+        }
+        // The job's settings from its file and these options, through the job's own reading.
+        List<String> settings = new ArrayList<>();
+        if (file != null) {
+            settings.addAll(List.of("--" + LineflowSettings.CONFIG_FILE_ARG, file));
+        }
+        JOB_SETTINGS.forEach((name, option) -> {
+            String value = a.get(name, null);
+            if (value != null) {
+                settings.addAll(List.of("--" + option.key(), value));
+            }
+        });
+        Configuration job;
+        try {
+            job = LineflowSettings.read(
+                    new Configuration(), settings.toArray(String[]::new), Map.of(), LineflowSettings.LOCAL_FILES);
+        } catch (ConfigException e) {
+            throw new Args.UsageException(String.join("; ", e.problems()));
+        }
         String span = a.get("span", null);
         AuditReport report = Audit.run(
                 new Audit.Settings(
-                        bootstrap,
+                        job.get(LineflowOptions.KAFKA_BOOTSTRAP_SERVERS),
                         Map.of(),
-                        a.get("topic", "device-events"),
+                        job.get(LineflowOptions.KAFKA_TOPIC),
                         a.get("group", null),
-                        span == null ? null : Duration.ofMillis(duration(span)),
-                        rules,
+                        span == null ? null : duration(span),
+                        LineflowSettings.rules(job),
                         a.get("max-records", null) == null ? Long.MAX_VALUE : records(a.get("max-records", null)),
-                        url,
-                        a.get("jdbc-user", null),
+                        job.get(LineflowOptions.JDBC_URL),
+                        job.get(LineflowOptions.JDBC_USER),
                         System.getenv("LINEFLOW_JDBC_PASSWORD"),
                         Duration.ofSeconds(30)),
                 Clock.systemUTC());
@@ -97,36 +122,14 @@ public final class AuditCommand {
         }
     }
 
-    private static int bytes(String text) {
-        try {
-            return Integer.parseInt(text.trim());
-        } catch (NumberFormatException e) {
-            throw new Args.UsageException("max-bytes " + text + ": expected a number of bytes, e.g. 65536");
-        }
-    }
-
-    private static long instant(String text) {
-        try {
-            return Instant.parse(text.trim()).toEpochMilli();
-        } catch (java.time.format.DateTimeParseException e) {
-            throw new Args.UsageException(
-                    "earliest " + text + ": expected an ISO-8601 instant, e.g. 2000-01-01T00:00:00Z");
-        }
-    }
-
     private static String shown(Duration d) {
         return TimeUtils.formatWithHighestUnit(d);
     }
 
-    /** {@code text} in milliseconds, or {@code absent} if the option was not given. */
-    private static long duration(String text, long absent) {
-        return text == null ? absent : duration(text);
-    }
-
     /** Flink's duration syntax, as the job's settings are written: 500 ms, 10 s, 5 min, 7 d (or 5m, 7d). */
-    static long duration(String text) {
+    static Duration duration(String text) {
         try {
-            return TimeUtils.parseDuration(text).toMillis();
+            return TimeUtils.parseDuration(text);
         } catch (IllegalArgumentException e) {
             throw new Args.UsageException(
                     "duration " + text + ": " + e.getMessage() + " (e.g. 500 ms, 10 s, 5 min, 7 d)");

@@ -1,37 +1,40 @@
 package io.lineflow.reconciler.audit;
 
-import static io.lineflow.reconciler.ReconcilerOptions.AUDIT_DEPLOYMENT;
 import static io.lineflow.reconciler.ReconcilerOptions.AUDIT_JDBC_URL;
-import static io.lineflow.reconciler.ReconcilerOptions.AUDIT_JDBC_USER;
-import static io.lineflow.reconciler.ReconcilerOptions.AUDIT_MAX_RECORDS;
 import static io.lineflow.reconciler.ReconcilerOptions.AUDIT_PERIOD;
-import static io.lineflow.reconciler.ReconcilerOptions.AUDIT_SPAN;
-import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_BOOTSTRAP;
-import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_GROUP;
-import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_SECURITY_PROTOCOL;
-import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_TIMEOUT;
-import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_TOPIC;
 
 import io.lineflow.reconciler.act.Metrics;
-import io.lineflow.rules.Rules;
+import io.lineflow.reconciler.model.SpecObservation;
+import io.lineflow.reconciler.observe.Annotations;
+import io.lineflow.reconciler.observe.SpecReader;
+import io.lineflow.settings.ConfigException;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
 import org.apache.flink.configuration.Configuration;
-import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
- * The continuous audit: {@link Audit} every {@code audit.period} over the last {@code audit.span},
- * on a thread of its own so a long read never delays the health passes. Its latest report becomes
- * the metrics and enters the audited deployment's observation, where {@link
- * io.lineflow.reconciler.checks.AuditCheck} judges it (and so its Events and summary).
+ * The continuous audit of every lineflow deployment the reconciler watches: every {@code
+ * audit.period}, each one in turn ({@link Audit} over the last {@code audit.span}), with the topic,
+ * group and rules its own job's settings give it ({@link JobSettings}, {@link AuditPlan}), on a
+ * thread of its own so a long read never delays the health passes. A deployment opts out with the
+ * annotation {@code lineflow.io/audit: "false"}. Each one's latest status becomes its metrics and
+ * enters its observation, where {@link io.lineflow.reconciler.checks.AuditCheck} judges it (and so
+ * its Events and summary).
  *
  * <p>A loop in the reconciler rather than a CronJob: the reconciler already runs in the cluster
  * with Kafka access, serves the metrics and writes the Events and summary of the deployment; a
@@ -40,9 +43,10 @@ import java.util.concurrent.TimeUnit;
 public final class AuditLoop implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AuditLoop.class);
 
-    private final Audit.Settings settings;
+    private final Configuration conf;
+    private final String password;
+    private final JobSettings.ConfigMaps configMaps;
     private final Duration period;
-    private final String deployment;
     private final Metrics metrics;
     private final Clock clock;
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -50,80 +54,133 @@ public final class AuditLoop implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    private volatile AuditReport latest;
+    private final Map<String, AuditStatus> statuses = new ConcurrentHashMap<>();
+    private volatile List<FlinkDeployment> audited = List.of();
+    private boolean watching;
+    private boolean started;
+    private boolean scheduled;
 
-    public AuditLoop(Audit.Settings settings, Duration period, String deployment, Metrics metrics, Clock clock) {
-        this.settings = settings;
-        this.period = period;
-        this.deployment = deployment;
+    /**
+     * @param conf the reconciler's settings (its connections, {@code audit.*})
+     * @param password the database password ({@code LINEFLOW_JDBC_PASSWORD}), or null
+     * @param configMaps where the jobs' settings files are read from
+     */
+    public AuditLoop(
+            Configuration conf, String password, JobSettings.ConfigMaps configMaps, Metrics metrics, Clock clock) {
+        this.conf = conf;
+        this.password = password;
+        this.configMaps = configMaps;
+        this.period = conf.get(AUDIT_PERIOD);
         this.metrics = metrics;
         this.clock = clock;
     }
 
     /**
-     * The loop of a configuration, or null when {@code audit.jdbc-url} is empty (no audit). Kafka's
-     * address, topic and group are the reconciler's defaults ({@code kafka.*}); the rules are the
-     * job's defaults.
+     * The loop of a configuration, or null when {@code audit.jdbc-url} is empty (no audit). The
+     * password comes from the environment, the jobs' settings files from the API server.
      */
-    public static AuditLoop of(Configuration conf, Map<String, String> env, Metrics metrics, Clock clock) {
+    public static AuditLoop of(
+            Configuration conf, Map<String, String> env, KubernetesClient client, Metrics metrics, Clock clock) {
         String url = conf.get(AUDIT_JDBC_URL);
         if (url == null || url.isBlank()) {
             return null;
         }
-        Audit.Settings settings = new Audit.Settings(
-                conf.get(KAFKA_BOOTSTRAP),
-                Map.of(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, conf.get(KAFKA_SECURITY_PROTOCOL).name),
-                conf.get(KAFKA_TOPIC),
-                conf.get(KAFKA_GROUP),
-                conf.get(AUDIT_SPAN),
-                Rules.defaults(),
-                conf.get(AUDIT_MAX_RECORDS),
-                url,
-                conf.get(AUDIT_JDBC_USER),
-                env.get("LINEFLOW_JDBC_PASSWORD"),
-                conf.get(KAFKA_TIMEOUT).plusSeconds(25));
-        return new AuditLoop(settings, conf.get(AUDIT_PERIOD), conf.get(AUDIT_DEPLOYMENT), metrics, clock);
+        return new AuditLoop(conf, env.get("LINEFLOW_JDBC_PASSWORD"), JobSettings.from(client), metrics, clock);
     }
 
-    /** Starts the audits: the first at once, then {@code audit.period} after each one ends. */
-    public void start() {
-        metrics.auditScheduled(deployment, period);
-        loop.scheduleWithFixedDelay(this::runSafely, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+    /** Whether a deployment is audited: it runs lineflow's job and is not annotated out. */
+    public static boolean audits(FlinkDeployment fd) {
+        SpecObservation spec = SpecReader.spec(fd);
+        return spec.hasJob()
+                && spec.lineflowJob()
+                && !"false"
+                        .equalsIgnoreCase(spec.annotations()
+                                .getOrDefault(Annotations.AUDIT, "")
+                                .trim());
     }
 
-    /** One audit; a failure is logged and counted, never thrown. */
+    /**
+     * The deployments the reconciler watches now (each pass hands them over): those it audits are
+     * audited from the next round on, the others' status and metrics dropped.
+     */
+    public synchronized void watch(Collection<FlinkDeployment> deployments) {
+        audited = deployments.stream().filter(AuditLoop::audits).toList();
+        Set<String> keys = audited.stream().map(AuditLoop::key).collect(Collectors.toSet());
+        statuses.keySet().retainAll(keys);
+        metrics.retainAudits(keys);
+        watching = true;
+        scheduleOnce();
+    }
+
+    /** Starts the rounds: the first once the deployments are known, then {@code audit.period} after each ends. */
+    public synchronized void start() {
+        started = true;
+        scheduleOnce();
+    }
+
+    private void scheduleOnce() {
+        if (started && watching && !scheduled) {
+            scheduled = true;
+            loop.scheduleWithFixedDelay(this::runSafely, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** One round: every audited deployment in turn; a failure is logged and counted, never thrown. */
     public void runSafely() {
+        for (FlinkDeployment fd : audited) {
+            auditSafely(fd);
+        }
+    }
+
+    /** One deployment's audit: its settings read, planned and run; the outcome kept as its status. */
+    void auditSafely(FlinkDeployment fd) {
+        String namespace = fd.getMetadata().getNamespace();
+        String name = fd.getMetadata().getName();
+        String key = namespace + "/" + name;
         long started = System.nanoTime();
         try {
+            Audit.Settings settings;
+            try {
+                settings = AuditPlan.of(
+                        JobSettings.read(fd, configMaps), SpecReader.spec(fd).annotations(), conf, password);
+            } catch (ConfigException e) {
+                notAudited(key, "reading its job's settings found: " + String.join("; ", e.problems()));
+                return;
+            } catch (AuditPlan.NotAuditable e) {
+                notAudited(key, e.getMessage());
+                return;
+            }
+            metrics.auditScheduled(namespace, name, period);
             AuditReport r = Audit.run(settings, clock);
-            latest = r;
-            metrics.audited(deployment, r, period);
-            LOG.info("Audit of {}: {}", deployment, String.join(" | ", r.lines().subList(0, 2)));
+            if (audited.stream().map(AuditLoop::key).noneMatch(key::equals)) {
+                return; // no longer watched while it ran
+            }
+            statuses.put(key, AuditStatus.completed(r));
+            metrics.audited(namespace, name, r, period);
+            LOG.info("Audit of {}: {}", key, String.join(" | ", r.lines().subList(0, 2)));
             if (!r.clean()) {
-                r.differences().stream().limit(20).forEach(d -> LOG.warn("Audit of {}: {}", deployment, d));
+                r.differences().stream().limit(20).forEach(d -> LOG.warn("Audit of {}: {}", key, d));
             }
         } catch (Exception e) {
             // The message only: a JDBC error never carries the password, and the URL is not secret.
             LOG.error(
-                    "Audit of {} failed after {} ms: {}",
-                    deployment,
-                    (System.nanoTime() - started) / 1_000_000,
-                    e.toString());
-            metrics.auditFailed(deployment, period);
+                    "Audit of {} failed after {} ms: {}", key, (System.nanoTime() - started) / 1_000_000, e.toString());
+            metrics.auditFailed(namespace, name, period);
         }
     }
 
-    /** The latest completed audit, or null. */
-    public AuditReport latest() {
-        return latest;
+    private void notAudited(String key, String why) {
+        LOG.warn("Audit of {}: not audited: {}", key, why);
+        statuses.put(key, AuditStatus.notAudited(why));
     }
 
-    /**
-     * The latest completed audit if it is of the deployment {@code namespace/name} (named by
-     * {@code audit.deployment} with or without its namespace), else {@code null}.
-     */
-    public AuditReport latestFor(String namespace, String name) {
-        return deployment.equals(name) || deployment.equals(namespace + "/" + name) ? latest : null;
+    /** The audit's status of the deployment {@code namespace/name}, or null (not audited, or nothing yet). */
+    public AuditStatus latestFor(String namespace, String name) {
+        return statuses.get(namespace + "/" + name);
+    }
+
+    private static String key(FlinkDeployment fd) {
+        return fd.getMetadata().getNamespace() + "/" + fd.getMetadata().getName();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.lineflow.reconciler.checks;
 
 import io.lineflow.reconciler.audit.AuditReport;
+import io.lineflow.reconciler.audit.AuditStatus;
 import io.lineflow.reconciler.model.Finding;
 import io.lineflow.reconciler.model.FindingCode;
 import io.lineflow.reconciler.model.HealthResult;
@@ -14,15 +15,31 @@ import java.time.Clock;
 import java.time.Instant;
 
 /**
- * AUDIT_MISMATCH: the latest completed audit of the deployment's table (the continuous audit,
- * {@link io.lineflow.reconciler.audit.AuditLoop}) recounted its windows from Kafka and rows differ.
+ * The continuous audit's verdict on the deployment ({@link io.lineflow.reconciler.audit.AuditLoop}):
+ * AUDIT_MISMATCH when its latest completed audit recounted the windows from Kafka, with the
+ * deployment's own settings, and rows of its table differ; AUDIT_NOT_RUN when it cannot be audited
+ * now, with why.
  */
 public final class AuditCheck implements Check {
     private static final int EXAMPLES = 5;
 
     @Override
     public HealthResult evaluate(Observation o, Configuration conf, Clock clock) {
-        AuditReport r = o.audit();
+        AuditStatus status = o.audit();
+        if (status == null) {
+            return HealthResult.healthy();
+        }
+        if (status.notAudited() != null) {
+            return Finding.of(
+                            FindingCode.AUDIT_NOT_RUN,
+                            Severity.WARNING,
+                            "The continuous audit cannot judge this deployment's table: " + status.notAudited()
+                                    + ". Until it can, a wrong row goes unseen.")
+                    .with("reason", status.notAudited())
+                    .build()
+                    .asResult();
+        }
+        AuditReport r = status.latest();
         if (r == null || r.clean()) {
             return HealthResult.healthy();
         }

@@ -77,7 +77,10 @@ public final class Reconciler implements AutoCloseable {
         });
     }
 
-    /** The continuous audit whose latest report enters its deployment's observation (none without it). */
+    /**
+     * The continuous audit: each pass hands it the deployments watched, and each one's audit status
+     * enters its observation (none without it).
+     */
     public void auditedBy(AuditLoop audit) {
         this.audit = audit;
     }
@@ -86,6 +89,10 @@ public final class Reconciler implements AutoCloseable {
     public Map<String, HealthResult> pass(Collection<FlinkDeployment> deployments) {
         long start = System.nanoTime();
         List<FlinkDeployment> list = new ArrayList<>(deployments);
+        AuditLoop a = audit;
+        if (a != null) {
+            a.watch(list);
+        }
         List<Future<HealthResult>> done = new ArrayList<>();
         for (FlinkDeployment fd : list) {
             done.add(pool.submit(() -> evaluateAndAct(fd, observer.observe(fd))));

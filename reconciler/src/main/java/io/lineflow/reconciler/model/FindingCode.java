@@ -29,7 +29,12 @@ public enum FindingCode {
     /** An observer (Flink REST, Kafka) could not be read, so some runtime checks were skipped. */
     OBSERVATION_FAILED(Kind.RUNTIME),
     /** The continuous audit found rows of the window table that differ from the topic's recount. */
-    AUDIT_MISMATCH(Kind.RUNTIME);
+    AUDIT_MISMATCH(Kind.RUNTIME),
+    /**
+     * A lineflow deployment the continuous audit cannot judge: its job's settings are not valid or
+     * cannot be read, or the reconciler's connection leads to another topic or table than its job's.
+     */
+    AUDIT_NOT_RUN(Kind.RUNTIME);
 
     /** Whether a code comes from the spec alone or from runtime observation. */
     public enum Kind {

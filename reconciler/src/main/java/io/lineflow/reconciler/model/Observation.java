@@ -1,6 +1,6 @@
 package io.lineflow.reconciler.model;
 
-import io.lineflow.reconciler.audit.AuditReport;
+import io.lineflow.reconciler.audit.AuditStatus;
 
 import java.time.Instant;
 import java.util.List;
@@ -12,8 +12,8 @@ import java.util.List;
  * @param flink {@code null} when the Flink REST API was not asked (spec-only evaluation)
  * @param kafka {@code null} when Kafka was not asked
  * @param history earlier samples of the same deployment, oldest first
- * @param audit the latest completed audit of this deployment's table, {@code null} when it is not
- *     audited or no audit has completed yet
+ * @param audit the continuous audit of this deployment: its latest completed audit, or why it
+ *     cannot be audited; {@code null} when it is not audited or nothing is known yet
  */
 public record Observation(
         Instant observedAt,
@@ -22,7 +22,7 @@ public record Observation(
         FlinkObservation flink,
         KafkaObservation kafka,
         List<Sample> history,
-        AuditReport audit) {
+        AuditStatus audit) {
 
     public Observation {
         history = List.copyOf(history == null ? List.of() : history);
@@ -48,8 +48,8 @@ public record Observation(
         return new Observation(observedAt, spec, status, flink, kafka, earlier, audit);
     }
 
-    /** This observation with the latest audit of its deployment ({@code null}: none). */
-    public Observation withAudit(AuditReport latest) {
+    /** This observation with the audit's status of its deployment ({@code null}: none). */
+    public Observation withAudit(AuditStatus latest) {
         return new Observation(observedAt, spec, status, flink, kafka, history, latest);
     }
 }

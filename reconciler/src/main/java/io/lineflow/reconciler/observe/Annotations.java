@@ -11,5 +11,18 @@ public final class Annotations {
     public static final String KAFKA_GROUP = PREFIX + "kafka-group";
     public static final String REST_URL = PREFIX + "rest-url";
 
+    /**
+     * {@code "false"} leaves a lineflow deployment out of the continuous audit (every other one the
+     * reconciler watches is audited, with its own settings).
+     */
+    public static final String AUDIT = PREFIX + "audit";
+
+    /**
+     * The JDBC URL the audit reads this deployment's table through, instead of the reconciler's
+     * {@code audit.jdbc-url}: for a job whose database is another one (the reconciler's user and
+     * password still apply).
+     */
+    public static final String AUDIT_JDBC_URL = PREFIX + "audit-jdbc-url";
+
     private Annotations() {}
 }

@@ -94,10 +94,18 @@ public final class SpecReader {
                 st.getError());
     }
 
-    /** Mounts of the main container, the component template overriding the common one per path. */
-    static List<Mount> mounts(PodTemplateSpec common, PodTemplateSpec component) {
+    /**
+     * The main container as the operator builds it from the common pod template and a component's
+     * (JobManager or TaskManager): volumes by name and mounts by path, the component's over the
+     * common's, and the container's own entries, the common template's first.
+     */
+    public record MainContainer(Map<String, Volume> volumes, Map<String, VolumeMount> mounts, List<Container> parts) {}
+
+    /** The main container of {@code common} and {@code component} (either may be null). */
+    public static MainContainer mainContainer(PodTemplateSpec common, PodTemplateSpec component) {
         Map<String, Volume> volumes = new LinkedHashMap<>();
         Map<String, VolumeMount> byPath = new LinkedHashMap<>();
+        List<Container> parts = new ArrayList<>();
         for (PodTemplateSpec t : new PodTemplateSpec[] {common, component}) {
             PodSpec ps = t == null ? null : t.getSpec();
             if (ps == null) {
@@ -108,15 +116,24 @@ public final class SpecReader {
             }
             if (ps.getContainers() != null) {
                 for (Container c : ps.getContainers()) {
-                    if (MAIN_CONTAINER.equals(c.getName()) && c.getVolumeMounts() != null) {
-                        c.getVolumeMounts().forEach(m -> byPath.put(m.getMountPath(), m));
+                    if (MAIN_CONTAINER.equals(c.getName())) {
+                        parts.add(c);
+                        if (c.getVolumeMounts() != null) {
+                            c.getVolumeMounts().forEach(m -> byPath.put(m.getMountPath(), m));
+                        }
                     }
                 }
             }
         }
+        return new MainContainer(volumes, byPath, parts);
+    }
+
+    /** Mounts of the main container, the component template overriding the common one per path. */
+    static List<Mount> mounts(PodTemplateSpec common, PodTemplateSpec component) {
+        MainContainer main = mainContainer(common, component);
         List<Mount> out = new ArrayList<>();
-        for (VolumeMount m : byPath.values()) {
-            Volume v = volumes.get(m.getName());
+        for (VolumeMount m : main.mounts().values()) {
+            Volume v = main.volumes().get(m.getName());
             String type = typeOf(v);
             out.add(new Mount(
                     m.getMountPath(), m.getName(), type, isDurable(type) && !Boolean.TRUE.equals(m.getReadOnly())));
@@ -124,7 +141,8 @@ public final class SpecReader {
         return out;
     }
 
-    static String typeOf(Volume v) {
+    /** The kind of a volume as its spec names it ({@code configMap}, {@code emptyDir}, …; {@code undeclared}). */
+    public static String typeOf(Volume v) {
         if (v == null) {
             return "undeclared";
         }

@@ -3,6 +3,7 @@ package io.lineflow.reconciler.audit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.reconciler.ReconcilerOptions;
+import io.lineflow.reconciler.TestUtils;
 import io.lineflow.reconciler.act.Metrics;
 import io.lineflow.reconciler.audit.AuditReport.Reason;
 import io.lineflow.reconciler.checks.AuditCheck;
@@ -16,6 +17,8 @@ import io.lineflow.rules.table.WindowTable.Difference;
 import io.lineflow.testing.Await;
 import io.lineflow.testing.TestServices;
 
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -287,23 +290,43 @@ class SpanAuditTest {
 
     /**
      * The loop in the reconciler: a row altered by hand while it runs is reported within one audit
-     * period, as metrics and as an AUDIT_MISMATCH finding for the audited deployment only.
+     * period, as metrics and as an AUDIT_MISMATCH finding for the audited deployment only. The
+     * deployment's topic and group are its job's settings (its ConfigMap); a deployment that does not
+     * run lineflow's job is not audited.
      */
     @Test
     void theLoopReportsARowAlteredByHandWithinOnePeriod() throws Exception {
-        Metrics metrics = new Metrics(ReconcilerOptions.fromMap(Map.of()), CLOCK);
-        Duration period = Duration.ofSeconds(10);
-        try (AuditLoop loop = new AuditLoop(settings(TOPIC, GROUP), period, "lineflow", metrics, CLOCK)) {
+        Configuration conf = ReconcilerOptions.fromMap(Map.of(
+                "audit.jdbc-url",
+                SERVICES.postgres().jdbcUrl(),
+                "kafka.bootstrap-servers",
+                SERVICES.kafka().bootstrapServers(),
+                "audit.period",
+                "10 s",
+                "audit.span",
+                "30 min"));
+        Metrics metrics = new Metrics(conf, CLOCK);
+        Duration period = conf.get(ReconcilerOptions.AUDIT_PERIOD);
+        String settings = "lineflow.kafka.bootstrap-servers=" + SERVICES.kafka().bootstrapServers() + "\n"
+                + "lineflow.kafka.topic=" + TOPIC + "\nlineflow.kafka.group-id=" + GROUP + "\n"
+                + "lineflow.jdbc.url=" + SERVICES.postgres().jdbcUrl() + "\n";
+        JobSettings.ConfigMaps configMaps =
+                (ns, name) -> name.equals("lineflow-config") ? Map.of("lineflow.properties", settings) : null;
+        FlinkDeployment other = TestUtils.flinkDeployment("lineflow-ns", "another");
+        other.getSpec().getJob().setEntryClass("com.example.OtherJob");
+        try (AuditLoop loop = new AuditLoop(conf, null, configMaps, metrics, CLOCK)) {
+            loop.watch(List.of(TestUtils.lineflowDeployment("lineflow-ns", "lineflow", "lineflow-config"), other));
             loop.start();
-            Await.until("a first audit", Duration.ofSeconds(60), e -> false, () -> loop.latest() != null);
-            assertThat(loop.latest().clean()).isTrue();
+            Await.until("a first audit", Duration.ofSeconds(60), e -> false, () -> latest(loop) != null);
+            assertThat(latest(loop).clean()).isTrue();
+            String labels = "namespace=\"lineflow-ns\",deployment=\"lineflow\"";
             assertThat(metrics.render())
-                    .contains("lineflow_audit_rows{deployment=\"lineflow\",result=\"matched\"} 8")
-                    .contains("lineflow_audit_rows{deployment=\"lineflow\",result=\"wrong\"} 0")
-                    .contains("lineflow_audit_runs_total{deployment=\"lineflow\",outcome=\"completed\"}");
+                    .contains("lineflow_audit_rows{" + labels + ",result=\"matched\"} 8")
+                    .contains("lineflow_audit_rows{" + labels + ",result=\"wrong\"} 0")
+                    .contains("lineflow_audit_runs_total{" + labels + ",outcome=\"completed\"}");
             assertThat(audited(loop, "lineflow").findings()).isEmpty();
 
-            AuditReport before = loop.latest();
+            AuditReport before = latest(loop);
             sql("UPDATE device_window_stats SET events_seen = 99"
                     + " WHERE device_id = 'd2' AND window_start = '2026-11-01T11:30:00Z'");
             long altered = System.nanoTime();
@@ -312,19 +335,25 @@ class SpanAuditTest {
                     "the audit to report the altered row",
                     period.multipliedBy(2).plus(before.took().multipliedBy(2)).plusSeconds(10),
                     e -> false,
-                    () -> loop.latest() != before && !loop.latest().clean());
+                    () -> latest(loop) != before && !latest(loop).clean());
             System.out.printf(
                     "SpanAuditTest: altered row reported %d ms after the change (period %d s)%n",
                     (System.nanoTime() - altered) / 1_000_000, period.toSeconds());
-            assertThat(metrics.render()).contains("lineflow_audit_rows{deployment=\"lineflow\",result=\"wrong\"} 1");
+            assertThat(metrics.render()).contains("lineflow_audit_rows{" + labels + ",result=\"wrong\"} 1");
             assertThat(audited(loop, "lineflow").find(FindingCode.AUDIT_MISMATCH))
                     .hasValueSatisfying(f -> assertThat(f.message()).contains("d2@2026-11-01T11:30:00Z"));
             assertThat(loop.latestFor("lineflow-ns", "another")).isNull();
             assertThat(audited(loop, "another").findings()).isEmpty();
+            assertThat(metrics.render()).doesNotContain("deployment=\"another\"");
         }
     }
 
-    /** What the reconciler's pass judges of the deployment {@code name}: the loop's report for it, by AuditCheck. */
+    private static AuditReport latest(AuditLoop loop) {
+        AuditStatus s = loop.latestFor("lineflow-ns", "lineflow");
+        return s == null ? null : s.latest();
+    }
+
+    /** What the reconciler's pass judges of the deployment {@code name}: the loop's status of it, by AuditCheck. */
     private static HealthResult audited(AuditLoop loop, String name) {
         Observation o = new Observation(CLOCK.instant(), null, null, null, null, List.of())
                 .withAudit(loop.latestFor("lineflow-ns", name));

@@ -7,9 +7,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.reconciler.ReconcilerOptions;
 import io.lineflow.reconciler.audit.AuditReport;
+import io.lineflow.reconciler.audit.AuditStatus;
 import io.lineflow.reconciler.model.FindingCode;
 import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.model.Observation;
+import io.lineflow.reconciler.model.Severity;
 import io.lineflow.rules.table.WindowTable.Difference;
 
 import org.apache.flink.configuration.Configuration;
@@ -84,6 +86,19 @@ class HealthEvaluatorTest {
     }
 
     @Test
+    void aDeploymentTheAuditCannotJudgeIsAWarningSayingWhy() {
+        String why = "its job's settings are not valid: lineflow.window.size = 'soon' is invalid; expected a duration";
+        HealthResult r = new AuditCheck()
+                .evaluate(
+                        new Observation(NOW, goodSpec(), null, null, null, List.of(), AuditStatus.notAudited(why)),
+                        conf,
+                        CLOCK);
+        assertThat(r.codes()).containsExactly(FindingCode.AUDIT_NOT_RUN);
+        assertThat(r.worst()).contains(Severity.WARNING);
+        assertThat(r.findings().get(0).message()).contains(why);
+    }
+
+    @Test
     void theEvaluatorJudgesAnAuditEvenWithNothingElseObserved() {
         Observation o = withAudit(report(List.of(new Difference(Difference.Kind.MISSING, "d1@x", null, null, null))));
         assertThat(new HealthEvaluator(conf, CLOCK).evaluate(o).codes()).contains(FindingCode.AUDIT_MISMATCH);
@@ -92,7 +107,7 @@ class HealthEvaluatorTest {
     }
 
     private static Observation withAudit(AuditReport r) {
-        return new Observation(NOW, goodSpec(), null, null, null, List.of(), r);
+        return new Observation(NOW, goodSpec(), null, null, null, List.of(), AuditStatus.completed(r));
     }
 
     private static AuditReport report(List<Difference> differences) {

@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lineflow.reconciler.ReconcilerOptions;
 import io.lineflow.reconciler.TestUtils;
 import io.lineflow.reconciler.TestingClock;
-import io.lineflow.reconciler.act.EventPublisher;
 import io.lineflow.reconciler.act.Metrics;
 import io.lineflow.reconciler.act.Remediator;
 import io.lineflow.reconciler.act.SummaryPublisher;
@@ -16,8 +15,6 @@ import io.lineflow.reconciler.model.FindingCode;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.observe.Annotations;
-import io.lineflow.reconciler.observe.DeploymentObserver;
-import io.lineflow.reconciler.observe.HistoryStore;
 import io.lineflow.reconciler.observe.TestingFlinkRestClient;
 import io.lineflow.reconciler.observe.TestingKafkaObserver;
 
@@ -63,18 +60,9 @@ class ReconcilerMockServerTest {
 
     private Reconciler reconciler(Map<String, String> settings) {
         Configuration conf = ReconcilerOptions.fromMap(settings);
-        EventPublisher events = new EventPublisher(client, conf, clock);
         metrics = new Metrics(conf, clock);
-        return new Reconciler(
-                conf,
-                new DeploymentObserver(
-                        conf, rest, new TestingKafkaObserver(clock, 100, 500, Duration.ofDays(7)), clock),
-                events,
-                new SummaryPublisher(client, conf, clock),
-                new Remediator(client, events, conf, clock),
-                metrics,
-                new HistoryStore(conf.get(ReconcilerOptions.HISTORY_RETENTION)),
-                clock);
+        return TestUtils.reconciler(
+                conf, client, rest, new TestingKafkaObserver(clock, 100, 500, Duration.ofDays(7)), metrics, clock);
     }
 
     private FlinkObservation healthyJob(double sourceRate) {
