@@ -10,11 +10,13 @@ import io.lineflow.reconciler.act.EventPublisher;
 import io.lineflow.reconciler.act.Metrics;
 import io.lineflow.reconciler.act.Remediator;
 import io.lineflow.reconciler.act.SummaryPublisher;
+import io.lineflow.reconciler.audit.JobSettings;
 import io.lineflow.reconciler.controller.Reconciler;
 import io.lineflow.reconciler.controller.ReconcilerController;
 import io.lineflow.reconciler.observe.Annotations;
 import io.lineflow.reconciler.observe.DeploymentObserver;
 import io.lineflow.reconciler.observe.HistoryStore;
+import io.lineflow.settings.LineflowOptions;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -277,6 +279,38 @@ class ReconcilerRbacTest {
                 .filteredOn(e -> e.getReason().equals("RemediationFailed"))
                 .singleElement()
                 .satisfies(e -> assertThat(e.getMessage()).contains("Forbidden"));
+    }
+
+    /** The continuous audit reads a deployment's settings file from its ConfigMap with get alone. */
+    @Test
+    void readsTheJobsSettingsConfigMapOfItsNamespaceOnly() {
+        String ns = namespaceWithReconciler(false);
+        String other = env.newNamespace("lf-other");
+        for (String n : List.of(ns, other)) {
+            admin.configMaps()
+                    .inNamespace(n)
+                    .resource(new ConfigMapBuilder()
+                            .withNewMetadata()
+                            .withName("lineflow-config-8h2k4")
+                            .endMetadata()
+                            .addToData(
+                                    "lineflow.properties",
+                                    "lineflow.kafka.bootstrap-servers=kafka:9092\n"
+                                            + "lineflow.jdbc.url=jdbc:postgresql://postgres:5432/lineflow\n"
+                                            + "lineflow.window.size=10 min\n")
+                            .build())
+                    .create();
+        }
+        KubernetesClient sa = env.clientFor(ns, SA);
+
+        Configuration settings = JobSettings.read(
+                TestUtils.lineflowDeployment(ns, "lineflow", "lineflow-config-8h2k4"), JobSettings.from(sa));
+
+        assertThat(settings.get(LineflowOptions.WINDOW_SIZE)).isEqualTo(Duration.ofMinutes(10));
+        assertForbidden(
+                "read the settings ConfigMap of another namespace",
+                () -> JobSettings.from(sa).data(other, "lineflow-config-8h2k4"));
+        assertForbidden("list ConfigMaps", () -> sa.configMaps().inNamespace(ns).list());
     }
 
     @Test
