@@ -162,8 +162,10 @@ final class ReconcilerMetrics {
     }
 
     private static Optional<Double> auditGauge(String text, String metric, String more) {
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(metric) + "\\{deployment=\"lineflow\"" + Pattern.quote(more)
-                        + "\\} (\\S+)$")
+        // Labels: the deployment's namespace (when the reconciler watches several, names may repeat),
+        // its name, then the rest.
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(metric) + "\\{(?:[^}]*,)?deployment=\"lineflow\""
+                        + Pattern.quote(more) + "\\} (\\S+)$")
                 .matcher(text);
         return m.find() ? Optional.of(Double.parseDouble(m.group(1))) : Optional.empty();
     }

@@ -199,14 +199,14 @@ class ReconcilerMetricsTest {
     void theAuditIsReadForLineflowWithItsStartAndRowsAndIsEmptyBeforeTheFirstCompletes() {
         String exposition = String.join(
                 "\n",
-                "lineflow_audit_rows{deployment=\"other\",result=\"wrong\"} 9",
-                "lineflow_audit_rows{deployment=\"lineflow\",result=\"matched\"} 96",
-                "lineflow_audit_rows{deployment=\"lineflow\",result=\"missing\"} 0",
-                "lineflow_audit_rows{deployment=\"lineflow\",result=\"extra\"} 0",
-                "lineflow_audit_rows{deployment=\"lineflow\",result=\"wrong\"} 1",
-                "lineflow_audit_rows{deployment=\"lineflow\",result=\"unjudged\"} 8",
-                "lineflow_audit_last_duration_seconds{deployment=\"lineflow\"} 1.5",
-                "lineflow_audit_last_completed_timestamp_seconds{deployment=\"lineflow\"} 1796316361.5",
+                "lineflow_audit_rows{namespace=\"lineflow-e2e\",deployment=\"other\",result=\"wrong\"} 9",
+                "lineflow_audit_rows{namespace=\"lineflow-e2e\",deployment=\"lineflow\",result=\"matched\"} 96",
+                "lineflow_audit_rows{namespace=\"lineflow-e2e\",deployment=\"lineflow\",result=\"missing\"} 0",
+                "lineflow_audit_rows{namespace=\"lineflow-e2e\",deployment=\"lineflow\",result=\"extra\"} 0",
+                "lineflow_audit_rows{namespace=\"lineflow-e2e\",deployment=\"lineflow\",result=\"wrong\"} 1",
+                "lineflow_audit_rows{namespace=\"lineflow-e2e\",deployment=\"lineflow\",result=\"unjudged\"} 8",
+                "lineflow_audit_last_duration_seconds{namespace=\"lineflow-e2e\",deployment=\"lineflow\"} 1.5",
+                "lineflow_audit_last_completed_timestamp_seconds{namespace=\"lineflow-e2e\",deployment=\"lineflow\"} 1796316361.5",
                 "");
 
         ReconcilerMetrics.Audit a = ReconcilerMetrics.audit(exposition).orElseThrow();
