@@ -79,6 +79,20 @@ class SchemaValidationTest {
                 .allMatch(KubeSchemas.WITHOUT_SCHEMA::contains);
     }
 
+    @Test
+    void theDrillsIncidentDeploymentMatchesItsSchemas() {
+        // kustomize/incidents/beam-kafkaio: not lineflow, the Beam job the e2e drill runs beside it
+        // on Flink 1.16 (its own keys), with a claim on a node folder and the remediation Role.
+        Rendered rendered = Rendered.kustomize(Repo.ROOT.resolve("kustomize/incidents/beam-kafkaio"));
+        assertValid(rendered);
+        assertThat(rendered.objects)
+                .extracting(Rendered::id)
+                .contains(
+                        "FlinkDeployment/incident-beam",
+                        "PersistentVolumeClaim/incident-beam-state",
+                        "Role/lineflow-reconciler-remediation");
+    }
+
     private static void assertValid(Rendered rendered) {
         List<String> problems = new ArrayList<>();
         for (ObjectNode o : rendered.objects) {

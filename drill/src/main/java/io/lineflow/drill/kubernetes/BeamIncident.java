@@ -68,7 +68,7 @@ final class BeamIncident {
     private static final int RECORDS_PER_SECOND = 50;
     /** The overlay: the e2e overlay, the shipped remediation component and the incident's deployment. */
     private static final Path OVERLAY = Path.of("kustomize/incidents/beam-kafkaio");
-    /** The host folder the deployment keeps checkpoints and HA metadata in (its hostPath volume). */
+    /** The node folder behind the claim the deployment keeps checkpoints and HA metadata on. */
     private static final Path STATE = Path.of("/tmp/lineflow-e2e-incident-beam");
     /** Flink's user in the images: the folder is its. */
     private static final int FLINK_UID = 9999;

@@ -145,6 +145,22 @@ class AlertWatchTest {
     }
 
     @Test
+    void anIncidentMustRaiseItsOwnAlertAndNothingElse() {
+        KubernetesScenario beam = KubernetesScenario.of(KubernetesScenario.Incident.BEAM_KAFKAIO);
+        String duplicates = "LineflowDuplicateConsumption";
+
+        assertThat(problems(beam, Set.of(), Set.of(duplicates), Set.of())).isEmpty();
+        assertThat(problems(beam, Set.of(), Set.of(), Set.of()))
+                .containsExactly(
+                        "ALERT LineflowDuplicateConsumption did not fire (waited 4 min after the scenario's table check)");
+        assertThat(problems(beam, Set.of(), Set.of(duplicates, "LineflowUnsafeDeploymentSpec"), Set.of()))
+                .containsExactly("ALERT the incident:beam-kafkaio scenario raised [LineflowUnsafeDeploymentSpec]");
+        assertThat(problems(beam, Set.of(), Set.of(duplicates), Set.of(duplicates)))
+                .as("the finding cleared after the remediation, so must its alert")
+                .containsExactly("ALERT still firing 3 min after a healthy scenario: [LineflowDuplicateConsumption]");
+    }
+
+    @Test
     void aFaultMustRaiseTheRestartAlertAndLeaveNothingElseFiring() {
         KubernetesScenario tmKill = KubernetesScenario.of(Fault.TM_POD_KILL);
 
