@@ -49,7 +49,8 @@ public final class MarkdownTables {
             if (l > 0 && l <= level) {
                 break;
             }
-            if (!fenced && line.startsWith("|") && startsWith(cells(line), want)) {
+            // A table may stand indented in a list item.
+            if (!fenced && line.strip().startsWith("|") && startsWith(cells(line), want)) {
                 return rows(lines, i + 1);
             }
         }
@@ -90,11 +91,12 @@ public final class MarkdownTables {
     private static List<List<String>> rows(List<String> lines, int from) {
         List<List<String>> rows = new ArrayList<>();
         for (String line : lines.subList(from, lines.size())) {
-            if (!line.startsWith("|")) {
+            String row = line.strip();
+            if (!row.startsWith("|")) {
                 break;
             }
-            if (!line.startsWith("|---") && !line.startsWith("| ---")) {
-                rows.add(cells(line));
+            if (!row.startsWith("|---") && !row.startsWith("| ---")) {
+                rows.add(cells(row));
             }
         }
         return rows;
