@@ -161,8 +161,10 @@ public final class AuditLoop implements AutoCloseable {
             if (!r.clean()) {
                 r.differences().stream().limit(20).forEach(d -> LOG.warn("Audit of {}: {}", key, d));
             }
-        } catch (Exception e) {
-            // The message only: a JDBC error never carries the password, and the URL is not secret.
+        } catch (Exception | LinkageError e) {
+            // A class missing from the image too: thrown out of a scheduled round, it would end the
+            // rounds for good without a word. The message only: a JDBC error never carries the
+            // password, and the URL is not secret.
             LOG.error(
                     "Audit of {} failed after {} ms: {}", key, (System.nanoTime() - started) / 1_000_000, e.toString());
             metrics.auditFailed(namespace, name, period);

@@ -94,7 +94,8 @@ public final class ReconcilerController implements AutoCloseable {
             }
             reconciler.pass(all);
             lastPassEnd = clock.instant();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
+            // A scheduled pass that throws ends the passes for good, silently: log it and go on.
             LOG.error("Reconcile pass failed", e);
         }
     }
