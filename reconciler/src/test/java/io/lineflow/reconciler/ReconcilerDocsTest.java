@@ -1,5 +1,7 @@
 package io.lineflow.reconciler;
 
+import static io.lineflow.testing.MarkdownTables.table;
+import static io.lineflow.testing.MarkdownTables.unquote;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.reconciler.model.FindingCode;
@@ -8,10 +10,7 @@ import org.apache.flink.configuration.ConfigOption;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -30,11 +29,10 @@ class ReconcilerDocsTest {
             FindingCode.Kind.RUNTIME, "### Runtime checks");
 
     @Test
-    void everyFindingCodeIsInTheTableOfItsKindOnceAndNothingElseIs() throws IOException {
-        List<String> doc = Files.readAllLines(DOC);
+    void everyFindingCodeIsInTheTableOfItsKindOnceAndNothingElseIs() {
         for (FindingCode.Kind kind : FindingCode.Kind.values()) {
             // A list, not a set: a code documented twice is a disagreement too.
-            assertThat(table(doc, CODE_SECTIONS.get(kind), "code").stream()
+            assertThat(table(DOC, CODE_SECTIONS.get(kind), "code").stream()
                             .map(row -> unquote(row.get(0)))
                             .sorted())
                     .as("codes in the table under '%s'", CODE_SECTIONS.get(kind))
@@ -47,8 +45,8 @@ class ReconcilerDocsTest {
     }
 
     @Test
-    void everySettingIsInTheConfigurationReferenceOnceAsTheCodeDeclaresIt() throws IOException {
-        List<List<String>> table = table(Files.readAllLines(DOC), "## Configuration reference", "setting");
+    void everySettingIsInTheConfigurationReferenceOnceAsTheCodeDeclaresIt() {
+        List<List<String>> table = table(DOC, "## Configuration reference", "setting (after `lineflow.reconciler.`)");
         List<String> keys = table.stream()
                 .map(row -> ReconcilerOptions.PREFIX + unquote(row.get(0)))
                 .toList();
@@ -69,48 +67,5 @@ class ReconcilerDocsTest {
                             unquote(ReconcilerOptions.describe(option)));
         }
         rows.assertAll();
-    }
-
-    /**
-     * The rows of the first table in the section whose heading starts with {@code heading}, a table
-     * whose header starts with {@code firstColumn}; each row as its trimmed cells.
-     */
-    private static List<List<String>> table(List<String> doc, String heading, String firstColumn) {
-        int at = 0;
-        while (at < doc.size() && !doc.get(at).startsWith(heading)) {
-            at++;
-        }
-        assertThat(at).as("heading '%s' in %s", heading, DOC).isLessThan(doc.size());
-        List<List<String>> rows = new ArrayList<>();
-        boolean inTable = false;
-        for (String line : doc.subList(at + 1, doc.size())) {
-            if (!inTable) {
-                if (line.startsWith("#")) {
-                    break; // the next section: the table is missing
-                }
-                inTable = line.startsWith("| " + firstColumn);
-                continue;
-            }
-            if (!line.startsWith("|")) {
-                break;
-            }
-            if (!line.startsWith("|---")) {
-                rows.add(cells(line));
-            }
-        }
-        assertThat(inTable)
-                .as("a table with column '%s' under '%s'", firstColumn, heading)
-                .isTrue();
-        return rows;
-    }
-
-    /** The cells of a table row; none of the tables checked has a '|' inside a cell. */
-    private static List<String> cells(String row) {
-        String inner = row.substring(1, row.lastIndexOf('|'));
-        return Arrays.stream(inner.split("\\|", -1)).map(String::strip).toList();
-    }
-
-    private static String unquote(String cell) {
-        return cell.replace("`", "");
     }
 }
