@@ -176,6 +176,11 @@ public final class Metrics {
         auditSeries(namespace, name, period).failed.incrementAndGet();
     }
 
+    /** A deployment the audit cannot judge now: no series of runs (its finding says why). */
+    public void auditNotRun(String namespace, String name) {
+        audits.remove(namespace + "/" + name);
+    }
+
     /** Keeps the audit's series of these deployments ({@code namespace/name}) only. */
     public void retainAudits(Set<String> keys) {
         audits.keySet().retainAll(keys);

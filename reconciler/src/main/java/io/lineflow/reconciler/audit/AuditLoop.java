@@ -101,13 +101,26 @@ public final class AuditLoop implements AutoCloseable {
 
     /**
      * The deployments the reconciler watches now (each pass hands them over): those it audits are
-     * audited from the next round on, the others' status and metrics dropped.
+     * audited from the next round on, the others' status and metrics dropped. Each audited one's
+     * runs are counted from now, at zero until a round completes, so that rounds which never come
+     * (a loop stopped for any reason) are seen by {@code LineflowAuditNotCompleting} rather than
+     * leaving no series at all; one found not auditable has none (its AUDIT_NOT_RUN says why).
      */
     public synchronized void watch(Collection<FlinkDeployment> deployments) {
         audited = deployments.stream().filter(AuditLoop::audits).toList();
         Set<String> keys = audited.stream().map(AuditLoop::key).collect(Collectors.toSet());
         statuses.keySet().retainAll(keys);
         metrics.retainAudits(keys);
+        for (FlinkDeployment fd : audited) {
+            AuditStatus status = statuses.get(key(fd));
+            String namespace = fd.getMetadata().getNamespace();
+            String name = fd.getMetadata().getName();
+            if (status == null || status.notAudited() == null) {
+                metrics.auditScheduled(namespace, name, period);
+            } else {
+                metrics.auditNotRun(namespace, name);
+            }
+        }
         watching = true;
         scheduleOnce();
     }
@@ -144,10 +157,10 @@ public final class AuditLoop implements AutoCloseable {
                 settings = AuditPlan.of(
                         JobSettings.read(fd, configMaps), SpecReader.spec(fd).annotations(), conf, password);
             } catch (ConfigException e) {
-                notAudited(key, "reading its job's settings found: " + String.join("; ", e.problems()));
+                notAudited(namespace, name, "reading its job's settings found: " + String.join("; ", e.problems()));
                 return;
             } catch (AuditPlan.NotAuditable e) {
-                notAudited(key, e.getMessage());
+                notAudited(namespace, name, e.getMessage());
                 return;
             }
             metrics.auditScheduled(namespace, name, period);
@@ -171,9 +184,11 @@ public final class AuditLoop implements AutoCloseable {
         }
     }
 
-    private void notAudited(String key, String why) {
+    private void notAudited(String namespace, String name, String why) {
+        String key = namespace + "/" + name;
         LOG.warn("Audit of {}: not audited: {}", key, why);
         statuses.put(key, AuditStatus.notAudited(why));
+        metrics.auditNotRun(namespace, name);
     }
 
     /** The audit's status of the deployment {@code namespace/name}, or null (not audited, or nothing yet). */

@@ -423,4 +423,33 @@ class DeploymentAuditTest {
                         .contains("ConfigMap line-d-config-gone does not exist in namespace lines"));
         assertThat(latest("line-a").clean()).isTrue();
     }
+
+    /**
+     * A deployment handed to the audit has its runs counted from then on: before any round, and
+     * after rounds that never come, its completed runs read 0 (which LineflowAuditNotCompleting
+     * sees) rather than no series at all; one found not auditable has none (AUDIT_NOT_RUN says why).
+     */
+    @Test
+    void aDeploymentWatchedButNotYetAuditedCountsZeroCompletedRuns() {
+        lineA();
+        configMap(
+                "line-c-config",
+                String.format(BASE, SERVICES.kafka().bootstrapServers())
+                        + "lineflow.jdbc.url=" + SERVICES.postgres().jdbcUrl("line_a") + "\n"
+                        + "lineflow.window.allowed-lateness=a while\n");
+        client.resource(TestUtils.lineflowDeployment(NS, "line-c", "line-c-config"))
+                .create();
+
+        pass();
+
+        assertThat(metrics.render())
+                .contains(
+                        "lineflow_audit_runs_total{namespace=\"lines\",deployment=\"line-a\",outcome=\"completed\"} 0")
+                .contains("lineflow_audit_runs_total{namespace=\"lines\",deployment=\"line-a\",outcome=\"failed\"} 0");
+        auditAndPass();
+        assertThat(metrics.render())
+                .contains(
+                        "lineflow_audit_runs_total{namespace=\"lines\",deployment=\"line-a\",outcome=\"completed\"} 1")
+                .doesNotContain("deployment=\"line-c\"");
+    }
 }
