@@ -308,9 +308,9 @@ final class KubernetesBackend implements Backend {
         Path dir = overlays.write(
                 release.name(),
                 List.of(
-                        "- op: replace\n  path: /spec/image\n  value: " + release.image(),
-                        "- op: replace\n  path: /spec/job/parallelism\n  value: " + release.parallelism(),
-                        "- op: replace\n  path: /spec/job/upgradeMode\n  value: " + release.upgradeMode()));
+                        Overlays.Patch.replace(release.image(), "spec", "image"),
+                        Overlays.Patch.replace(release.parallelism(), "spec", "job", "parallelism"),
+                        Overlays.Patch.replace(release.upgradeMode(), "spec", "job", "upgradeMode")));
         log.accept("  " + Kubectl.changed(k8s.run("apply", "-k", dir.toString())));
         return deployed("image " + release.image(), spec -> release.image().equals(spec.getImage()));
     }

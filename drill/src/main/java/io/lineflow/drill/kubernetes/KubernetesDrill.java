@@ -618,18 +618,17 @@ public final class KubernetesDrill {
      * latest offset, as the controls do, so the earlier scenarios' input is not read again.
      */
     private void freshDeployment(KubernetesScenario.Control control, ScenarioResult result) throws Exception {
-        List<String> patches = new ArrayList<>();
+        List<Overlays.Patch> patches = new ArrayList<>();
+        List<String> args = new ArrayList<>(List.of("--config", "/etc/lineflow/lineflow.properties"));
         if (control == KubernetesScenario.Control.ADDITIVE_SINK) {
-            patches.add(
-                    "- op: replace\n  path: /spec/job/args\n  value: [\"--config\", \"/etc/lineflow/lineflow.properties\","
-                            + " \"--lineflow.sink.mode\", \"ADDITIVE\", \"--lineflow.kafka.starting-offsets\", \"LATEST\"]");
+            args.addAll(List.of("--lineflow.sink.mode", "ADDITIVE"));
         } else {
             // The seed pitfall: no checkpoint interval in the spec, and checkpointing off in the job.
-            patches.add("- op: remove\n  path: /spec/flinkConfiguration/execution.checkpointing.interval");
-            patches.add(
-                    "- op: replace\n  path: /spec/job/args\n  value: [\"--config\", \"/etc/lineflow/lineflow.properties\","
-                            + " \"--lineflow.checkpointing.enabled\", \"false\", \"--lineflow.kafka.starting-offsets\", \"LATEST\"]");
+            patches.add(Overlays.Patch.remove("spec", "flinkConfiguration", "execution.checkpointing.interval"));
+            args.addAll(List.of("--lineflow.checkpointing.enabled", "false"));
         }
+        args.addAll(List.of("--lineflow.kafka.starting-offsets", "LATEST"));
+        patches.add(Overlays.Patch.replace(args, "spec", "job", "args"));
         Path dir = overlays.write(control.id.replace(':', '-'), patches);
         k8s.run(
                 "delete",

@@ -1,0 +1,48 @@
+package io.lineflow.drill.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/** The drill's kustomizations: the e2e overlay as their base, the patches as JSON patch objects. */
+class OverlaysTest {
+    @TempDir
+    Path work;
+
+    @Test
+    void patchesAreWrittenAsObjectsWithValuesQuotedAndKeysEscapedByTheWriter() throws Exception {
+        Path base = Path.of("../kustomize/overlays/e2e");
+        Path dir = new Overlays(work, base)
+                .write(
+                        "control-x",
+                        List.of(
+                                Overlays.Patch.remove("spec", "flinkConfiguration", "odd/key~1"),
+                                Overlays.Patch.replace(List.of("--config", "a \"b\": c"), "spec", "job", "args"),
+                                Overlays.Patch.replace(3, "spec", "job", "parallelism")));
+
+        ObjectMapper yamlComments =
+                JsonMapper.builder().enable(JsonReadFeature.ALLOW_YAML_COMMENTS).build();
+        JsonNode k = yamlComments.readTree(dir.resolve("kustomization.yaml").toFile());
+        assertThat(dir).isEqualTo(work.resolve("overlays/control-x").toAbsolutePath());
+        assertThat(dir.resolve(k.get("resources").get(0).asText()).normalize())
+                .isEqualTo(base.toAbsolutePath().normalize());
+        JsonNode patches = k.get("patches");
+        assertThat(patches).hasSize(1);
+        assertThat(patches.get(0).get("target").toString())
+                .isEqualTo("{\"kind\":\"FlinkDeployment\",\"name\":\"lineflow\"}");
+        assertThat(new ObjectMapper().readTree(patches.get(0).get("patch").asText()))
+                .isEqualTo(new ObjectMapper().readTree("""
+                                [{"op": "remove", "path": "/spec/flinkConfiguration/odd~1key~01"},
+                                 {"op": "replace", "path": "/spec/job/args", "value": ["--config", "a \\"b\\": c"]},
+                                 {"op": "replace", "path": "/spec/job/parallelism", "value": 3}]
+                                """));
+    }
+}
