@@ -98,9 +98,12 @@ final class BeamIncident {
      */
     void run(ScenarioResult result, AlertWatch alerts) throws Exception {
         prepare();
-        log("  %s", Kubectl.changed(k8s.run("apply", "-k", OVERLAY.toString())));
         try {
+            // The reconciler's new pod first: once the incident's pods are applied, one of them
+            // still waiting for a node could take the CPU request the old reconciler pod frees
+            // (its Deployment recreates it), and the reconciler would wait instead (seen in CI).
             remediation(true);
+            log("  %s", Kubectl.changed(k8s.run("apply", "-k", OVERLAY.toString())));
             reproduceAndHeal(result, alerts);
         } finally {
             remove();
