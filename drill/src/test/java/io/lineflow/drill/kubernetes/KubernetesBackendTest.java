@@ -7,6 +7,10 @@ import io.lineflow.drill.core.Backend;
 import io.lineflow.drill.core.Fault;
 import io.lineflow.drill.core.Services;
 
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
@@ -24,8 +28,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Each fault of the Kubernetes drill struck without the drill: the FlinkDeployment and the pods
@@ -42,6 +44,16 @@ class KubernetesBackendTest {
 
     @TempDir
     Path work;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** A kustomization the drill wrote: JSON under a YAML comment line. */
+    private static JsonNode kustomization(String text) throws IOException {
+        return JsonMapper.builder()
+                .enable(JsonReadFeature.ALLOW_YAML_COMMENTS)
+                .build()
+                .readTree(text);
+    }
 
     /** kubectl as the drill calls it: each command line recorded, and carried out on the mock server. */
     private final class FakeKubectl implements Kubectl.Runner {
@@ -89,11 +101,24 @@ class KubernetesBackendTest {
             }
         }
 
+        /** The value the kustomization's JSON patch sets at {@code /spec/<path>}. */
         private static String patched(String kustomization, String path) {
-            Matcher m = Pattern.compile("path: /spec/" + path + "\\n\\s*value: (\\S+)")
-                    .matcher(kustomization);
-            assertThat(m.find()).as(path + " patched").isTrue();
-            return m.group(1);
+            try {
+                JsonNode ops = JSON.readTree(kustomization(kustomization)
+                        .get("patches")
+                        .get(0)
+                        .get("patch")
+                        .asText());
+                for (JsonNode op : ops) {
+                    if (op.get("path").asText().equals("/spec/" + path)) {
+                        assertThat(op.get("op").asText()).isEqualTo("replace");
+                        return op.get("value").asText();
+                    }
+                }
+                throw new AssertionError(path + " not patched: " + ops);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 
@@ -288,7 +313,10 @@ class KubernetesBackendTest {
                 .containsExactly(
                         "lineflow: apply -k " + work.resolve("overlays").resolve("last-state-upgrade"),
                         "lineflow: apply -k " + overlay);
-        assertThat(Files.readString(overlay.resolve("kustomization.yaml"))).contains("  - ../../e2e\n");
+        assertThat(kustomization(Files.readString(overlay.resolve("kustomization.yaml")))
+                        .get("resources")
+                        .toString())
+                .isEqualTo("[\"../../e2e\"]");
         assertThat(log).contains("  flinkdeployment.flink.apache.org/lineflow configured");
     }
 
