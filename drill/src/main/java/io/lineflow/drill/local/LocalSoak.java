@@ -431,7 +431,7 @@ public final class LocalSoak {
          */
         void atEnd() {
             long now = System.currentTimeMillis();
-            for (LocalCluster.FlinkProcess p : cluster.flinkProcesses()) {
+            for (FlinkProcesses.FlinkProcess p : cluster.flinkProcesses()) {
                 if (!p.alive()) {
                     continue;
                 }
@@ -483,7 +483,7 @@ public final class LocalSoak {
          * CompiledCode}): the compiled frames on its threads' stacks are deoptimized as each thread
          * returns to them, so the count is polled for up to {@link #DISCARD_WAIT}.
          */
-        private long afterDiscardingCompiledCode(LocalCluster.FlinkProcess p, long held) {
+        private long afterDiscardingCompiledCode(FlinkProcesses.FlinkProcess p, long held) {
             try {
                 CompiledCode.discard(p.pid(), settings.work);
             } catch (IOException e) {
@@ -505,7 +505,7 @@ public final class LocalSoak {
             int index = samples++;
             boolean measureHeap = countsHeap(index);
             boolean heapNext = countsHeap(index + 1);
-            for (LocalCluster.FlinkProcess p : cluster.flinkProcesses()) {
+            for (FlinkProcesses.FlinkProcess p : cluster.flinkProcesses()) {
                 if (!p.alive()) {
                     continue;
                 }
@@ -579,7 +579,7 @@ public final class LocalSoak {
          * <process>-histogram.txt}) and the first in the growth verdicts' span ({@code
          * <process>-histogram-first.txt}). Null when the JVM does not answer within 30 s.
          */
-        private String histogram(LocalCluster.FlinkProcess p, long now) {
+        private String histogram(FlinkProcesses.FlinkProcess p, long now) {
             Path out = settings.work.resolve(p.name() + "-histogram.txt");
             OptionalLong before = fullCollections(p);
             String histogram = jdkTool(out, "jcmd", pid(p), "GC.class_histogram");
@@ -603,16 +603,16 @@ public final class LocalSoak {
         }
 
         /** How many full collections the JVM has made ({@code jstat -gc}); empty when it does not answer. */
-        private OptionalLong fullCollections(LocalCluster.FlinkProcess p) {
+        private OptionalLong fullCollections(FlinkProcesses.FlinkProcess p) {
             String out = jdkTool(settings.work.resolve(p.name() + "-jstat.txt"), "jstat", "-gc", pid(p));
             return out == null ? OptionalLong.empty() : ClassHistogram.fullCollections(out);
         }
 
-        private Path firstHistogram(LocalCluster.FlinkProcess p) {
+        private Path firstHistogram(FlinkProcesses.FlinkProcess p) {
             return settings.work.resolve(p.name() + "-histogram-first.txt");
         }
 
-        private static String pid(LocalCluster.FlinkProcess p) {
+        private static String pid(FlinkProcesses.FlinkProcess p) {
             return String.valueOf(p.pid());
         }
 

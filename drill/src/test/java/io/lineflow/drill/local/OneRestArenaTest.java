@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 class OneRestArenaTest {
     @Test
     void theOptionLeavesFlinksNettyOneHeapArena() throws Exception {
-        assertThat(heapArenas(LocalCluster.ONE_REST_ARENA)).isEqualTo(1);
+        assertThat(heapArenas(FlinkProcesses.ONE_REST_ARENA)).isEqualTo(1);
         assertThat(heapArenas(null)).as("without the option").isGreaterThan(1);
     }
 
