@@ -24,12 +24,10 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The reconciler as its image runs it: {@code Main run} in a JVM of its own on this module's runtime
@@ -56,12 +54,8 @@ class ShippedClasspathTest {
     @BeforeAll
     static void schema() throws Exception {
         SERVICES.kafka().createTopic("shipped-events", 1);
-        try (Connection c = SERVICES.postgres().connect();
-                Statement s = c.createStatement();
-                Stream<Path> migrations = Files.list(Path.of("../job/src/main/resources/db/migration"))) {
-            for (Path m : migrations.sorted().toList()) {
-                s.execute(Files.readString(m)); // the job's own schema
-            }
+        try (Connection c = SERVICES.postgres().connect()) {
+            TestUtils.jobSchema(c); // the job's own schema
         }
     }
 

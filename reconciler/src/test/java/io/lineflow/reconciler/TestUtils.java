@@ -39,6 +39,12 @@ import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
 import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
 import org.apache.flink.kubernetes.operator.api.status.JobManagerDeploymentStatus;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,6 +53,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /** Builders for deployments and observations shaped like lineflow's, healthy unless changed. */
 public final class TestUtils {
@@ -301,5 +308,15 @@ public final class TestUtils {
             vol.withNewEmptyDir().endEmptyDir();
         }
         return vol.endVolume().endSpec().build();
+    }
+
+    /** The job's own schema (its migrations, in order) created over {@code c}. */
+    public static void jobSchema(Connection c) throws IOException, SQLException {
+        try (Statement s = c.createStatement();
+                Stream<Path> migrations = Files.list(Path.of("../job/src/main/resources/db/migration"))) {
+            for (Path m : migrations.sorted().toList()) {
+                s.execute(Files.readString(m));
+            }
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.lineflow.reconciler.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lineflow.reconciler.TestUtils;
 import io.lineflow.testing.TestServices;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -15,14 +16,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /** `audit` against a real Kafka topic and a real table: a correct table passes, a tampered one is caught. */
 class AuditCommandTest {
@@ -34,12 +33,8 @@ class AuditCommandTest {
     @BeforeAll
     static void start() throws Exception {
         SERVICES.kafka().createTopic("device-events", 1);
-        try (Connection c = SERVICES.postgres().connect();
-                Statement s = c.createStatement();
-                Stream<Path> migrations = Files.list(Path.of("../job/src/main/resources/db/migration"))) {
-            for (Path m : migrations.sorted().toList()) {
-                s.execute(Files.readString(m)); // the job's own schema
-            }
+        try (Connection c = SERVICES.postgres().connect()) {
+            TestUtils.jobSchema(c); // the job's own schema
         }
         String t0 = "2026-11-01T10:0";
         try (KafkaProducer<String, String> p = new KafkaProducer<>(

@@ -2,6 +2,7 @@ package io.lineflow.reconciler.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lineflow.reconciler.TestUtils;
 import io.lineflow.rules.Rules;
 import io.lineflow.rules.recount.WindowRecount;
 import io.lineflow.rules.recount.WindowRecount.Row;
@@ -24,7 +25,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,7 +33,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * What an audit of a 1-hour span costs, on the bench's workload shape ({@code docs/bench.md}: 100
@@ -58,12 +57,8 @@ class AuditCostTest {
     void oneHourSpanAtTheBenchsShape() throws Exception {
         int devices = Integer.getInteger("audit.cost.devices", 50);
         SERVICES.kafka().createTopic(TOPIC, PARTITIONS);
-        try (Connection c = SERVICES.postgres().connect();
-                Statement s = c.createStatement();
-                Stream<Path> migrations = Files.list(Path.of("../job/src/main/resources/db/migration"))) {
-            for (Path m : migrations.sorted().toList()) {
-                s.execute(Files.readString(m));
-            }
+        try (Connection c = SERVICES.postgres().connect()) {
+            TestUtils.jobSchema(c); // the job's own schema
         }
         // Two hours and a window of event time up to 10 s before now, one event per device every 3 s.
         long step = RULES.windowMillis() / PER_WINDOW;

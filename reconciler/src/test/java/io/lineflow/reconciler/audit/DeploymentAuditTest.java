@@ -38,7 +38,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -49,7 +48,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * The continuous audit of every lineflow deployment, each with its own job's settings, read from
@@ -193,13 +191,9 @@ class DeploymentAuditTest {
                 Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
         }
-        List<String> migrations = new ArrayList<>();
-        try (Stream<Path> files = Files.list(Path.of("../job/src/main/resources/db/migration"))) {
-            for (Path m : files.sorted().toList()) {
-                migrations.add(Files.readString(m)); // the job's own schema
-            }
+        try (Connection c = DriverManager.getConnection(SERVICES.postgres().jdbcUrl(name))) {
+            TestUtils.jobSchema(c);
         }
-        sql(name, migrations.toArray(String[]::new));
     }
 
     private static void sql(String database, String... statements) throws Exception {
@@ -267,6 +261,17 @@ class DeploymentAuditTest {
                 .setAnnotations(
                         Map.of(Annotations.AUDIT_JDBC_URL, SERVICES.postgres().jdbcUrl("line_b")));
         client.resource(fd).create();
+    }
+
+    /** Line C: line A's table, but a lateness in its ConfigMap that is not a duration. */
+    private void lineCWithBadLateness() {
+        configMap(
+                "line-c-config",
+                String.format(BASE, SERVICES.kafka().bootstrapServers())
+                        + "lineflow.jdbc.url=" + SERVICES.postgres().jdbcUrl("line_a") + "\n"
+                        + "lineflow.window.allowed-lateness=a while\n");
+        client.resource(TestUtils.lineflowDeployment(NS, "line-c", "line-c-config"))
+                .create();
     }
 
     /** A pass hands the deployments to the audit, a round audits them, the next pass judges them. */
@@ -368,13 +373,7 @@ class DeploymentAuditTest {
     @Test
     void badSettingsAreAFindingNamingKeyValueAndWhatIsAllowedAndTheOthersAreStillAudited() {
         lineA();
-        configMap(
-                "line-c-config",
-                String.format(BASE, SERVICES.kafka().bootstrapServers())
-                        + "lineflow.jdbc.url=" + SERVICES.postgres().jdbcUrl("line_a") + "\n"
-                        + "lineflow.window.allowed-lateness=a while\n");
-        client.resource(TestUtils.lineflowDeployment(NS, "line-c", "line-c-config"))
-                .create();
+        lineCWithBadLateness();
         lineB();
 
         Map<String, HealthResult> results = auditAndPass();
@@ -432,13 +431,7 @@ class DeploymentAuditTest {
     @Test
     void aDeploymentWatchedButNotYetAuditedCountsZeroCompletedRuns() {
         lineA();
-        configMap(
-                "line-c-config",
-                String.format(BASE, SERVICES.kafka().bootstrapServers())
-                        + "lineflow.jdbc.url=" + SERVICES.postgres().jdbcUrl("line_a") + "\n"
-                        + "lineflow.window.allowed-lateness=a while\n");
-        client.resource(TestUtils.lineflowDeployment(NS, "line-c", "line-c-config"))
-                .create();
+        lineCWithBadLateness();
 
         pass();
 

@@ -34,7 +34,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -45,7 +44,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The bounded audit against a real topic and a real table: it reads the last 30 minutes' windows
@@ -74,12 +72,8 @@ class SpanAuditTest {
     static void start() throws Exception {
         SERVICES.kafka().createTopic(TOPIC, 1);
         SERVICES.kafka().createTopic("cut-events", 1);
-        try (Connection c = SERVICES.postgres().connect();
-                Statement s = c.createStatement();
-                Stream<Path> migrations = Files.list(Path.of("../job/src/main/resources/db/migration"))) {
-            for (Path m : migrations.sorted().toList()) {
-                s.execute(Files.readString(m)); // the job's own schema
-            }
+        try (Connection c = SERVICES.postgres().connect()) {
+            TestUtils.jobSchema(c); // the job's own schema
         }
         List<String[]> events = new ArrayList<>();
         for (int m = 0; m <= 20; m++) {
