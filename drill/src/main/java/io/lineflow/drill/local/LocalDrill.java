@@ -3,10 +3,10 @@ package io.lineflow.drill.local;
 import io.lineflow.drill.core.Await;
 import io.lineflow.drill.core.DrillReport;
 import io.lineflow.drill.core.ScenarioResult;
+import io.lineflow.drill.core.ScenarioRun;
 import io.lineflow.drill.core.TableCheck;
 import io.lineflow.drill.core.Timeline;
 import io.lineflow.testing.DeterministicInput;
-import io.lineflow.testing.ExpectedWindows;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -16,10 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -188,44 +185,17 @@ public final class LocalDrill {
                 TableCheck.WINDOW,
                 TableCheck.T0,
                 PARTITIONS);
-        int realRecords = input.records.size();
+        int injectIndex = (int) Math.round(input.records.size() * scenario.injectAt());
         input.addWatermarkTicks(TableCheck.T0 + (settings.windows + 1) * TableCheck.WINDOW + TableCheck.WINDOW / 2);
-        int injectIndex = (int) Math.round(realRecords * scenario.injectAt());
-        CountDownLatch atInjection = new CountDownLatch(1);
-        AtomicLong rejectedByKafka = new AtomicLong();
-        long total = (long) settings.windows * settings.millisPerWindow;
-        Thread producer = new Thread(
-                () -> TableCheck.produce(
-                        cluster.bootstrapServers(),
-                        TOPIC,
-                        input,
-                        total,
-                        injectIndex,
-                        atInjection,
-                        new CountDownLatch(0),
-                        rejectedByKafka),
-                "drill-producer");
-        producer.start();
-
-        atInjection.await();
-        long injectedAt = System.currentTimeMillis();
-        log.accept("  injecting " + scenario.fault().id + " after " + injectIndex + " of " + realRecords + " records");
-        Timeline.measure(backend, PACE, injectedAt, backend.strike(scenario.fault()), result);
-        log.accept(String.format(
-                "  back RUNNING: %s, first new row after %s",
-                result.recoveryMillis == null ? "never stopped" : DrillReport.seconds(result.recoveryMillis),
-                result.outputGapMillis == null ? "—" : DrillReport.seconds(result.outputGapMillis)));
-
-        producer.join();
-        if (rejectedByKafka.get() > 0) {
-            throw new IllegalStateException("Kafka did not accept " + rejectedByKafka.get()
-                    + " input records: the expected table is not what was sent");
-        }
-        TableCheck.Expectation expected = new TableCheck.Expectation(
-                TableCheck.expected(ExpectedWindows.inputs(input, System.currentTimeMillis())), input.rejections);
-        TableCheck.Observed observed = TableCheck.await(backend.database(), expected, Duration.ofMinutes(4));
-        log.accept("  verifier: " + observed.waited());
-        TableCheck.verify(observed, result, new HashSet<>());
+        ScenarioRun.Plan plan = new ScenarioRun.Plan(
+                input,
+                (long) settings.windows * settings.millisPerWindow,
+                injectIndex,
+                false,
+                PACE,
+                () -> backend.strike(scenario.fault()));
+        new ScenarioRun(backend, cluster.bootstrapServers(), TOPIC, Duration.ofMinutes(4), log)
+                .run(scenario.name(), plan, new ScenarioRun.Table(), result);
     }
 
     private static void deleteRecursively(Path dir) throws IOException {

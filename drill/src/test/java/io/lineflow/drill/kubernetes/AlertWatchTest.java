@@ -3,6 +3,7 @@ package io.lineflow.drill.kubernetes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.drill.core.Fault;
+import io.lineflow.drill.core.ScenarioResult;
 import io.lineflow.drill.kubernetes.KubernetesScenario.Control;
 
 import org.junit.jupiter.api.AfterEach;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
@@ -192,5 +194,60 @@ class AlertWatchTest {
                 .as("the continuous audit's own finding is required too")
                 .containsExactly(
                         "ALERT LineflowAuditMismatch did not fire (waited 4 min after the scenario's table check)");
+    }
+
+    private final List<String> said = new ArrayList<>();
+    private final AlertChecks checks = new AlertChecks(Duration.ZERO, Duration.ZERO, Duration.ZERO, said::add);
+
+    @Test
+    void aHealthyScenariosAlertProblemsAreItsProblemsAndAControlsAreItsError() throws InterruptedException {
+        ScenarioResult healthy =
+                new ScenarioResult(KubernetesScenario.of(Fault.TM_POD_KILL).scenario());
+        active(CHECKPOINTS);
+        try (AlertWatch watch = watch()) {
+            checks.raised(KubernetesScenario.of(Fault.TM_POD_KILL), watch, healthy);
+        }
+        assertThat(healthy.error).isNull();
+        assertThat(healthy.problems)
+                .containsExactly(
+                        "ALERT LineflowJobRestarted did not fire (waited 0 min after the scenario's table check)",
+                        "ALERT still firing 0 min after a healthy scenario: [LineflowCheckpointsFailing]");
+
+        ScenarioResult control =
+                new ScenarioResult(KubernetesScenario.of(Control.NO_CHECKPOINTS).scenario());
+        active();
+        try (AlertWatch watch = watch()) {
+            checks.raised(KubernetesScenario.of(Control.NO_CHECKPOINTS), watch, control);
+        }
+        assertThat(control.problems).isEmpty();
+        assertThat(control.error)
+                .isEqualTo("ALERT LineflowCheckpointingDisabled did not fire (waited 0 min after the scenario's"
+                        + " table check)");
+
+        healthy.problems.clear();
+        active(RESTARTED);
+        try (AlertWatch watch = watch()) {
+            checks.raised(KubernetesScenario.of(Fault.TM_POD_KILL), watch, healthy);
+        }
+        assertThat(healthy.problems).isEmpty();
+    }
+
+    @Test
+    void afterTheLastHealthyScenarioEveryAlertMustResolve() throws InterruptedException {
+        ScenarioResult last =
+                new ScenarioResult(KubernetesScenario.of(Fault.TM_POD_KILL).scenario());
+        active(RESTARTED);
+        try (AlertWatch watch = watch()) {
+            checks.resolved(watch, last);
+            assertThat(last.problems)
+                    .containsExactly(
+                            "ALERT still firing 0 min after the last healthy scenario: [LineflowJobRestarted]");
+
+            last.problems.clear();
+            active();
+            checks.resolved(watch, last);
+            assertThat(last.problems).isEmpty();
+            assertThat(last.monitoring).singleElement().asString().startsWith("every alert resolved ");
+        }
     }
 }

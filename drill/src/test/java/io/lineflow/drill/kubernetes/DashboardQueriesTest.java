@@ -3,6 +3,8 @@ package io.lineflow.drill.kubernetes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lineflow.drill.core.Scenario;
+import io.lineflow.drill.core.ScenarioResult;
 import io.lineflow.drill.kubernetes.DashboardQueries.Query;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -142,5 +145,43 @@ class DashboardQueriesTest {
                 .hasMessage("dashboard variable job: only label_values(metric, label) is understood, found"
                         + " \"query_result(up)\"");
         assertThat(asked).isEmpty();
+    }
+
+    @Test
+    void theDashboardCheckWantsASeriesFromEveryQueryAndChartsTheReportsSeries() throws IOException {
+        try (TestingHttpServer server = new TestingHttpServer()) {
+            server.on("/api/v1/label/job_name/values", """
+                    {"status":"success","data":["lineflow"]}""");
+            server.on("/api/v1/query", """
+                    {"status":"success","data":{"resultType":"vector","result":[]}}""");
+            server.on("/api/v1/query_range", """
+                    {"status":"success","data":{"resultType":"matrix","result":[{"metric":{},\
+                    "values":[[1700000000.500,"1"],[1700000015.500,"2"]]}]}}""");
+            List<String> log = new ArrayList<>();
+            DashboardCheck check =
+                    new DashboardCheck(new PrometheusApi(server.uri(), server.uri()), SHIPPED, Duration.ZERO, log::add);
+            int queries = DashboardQueries.of(SHIPPED, prometheus(Map.of("job_name", List.of("lineflow"))))
+                    .size();
+            ScenarioResult result = new ScenarioResult(new Scenario("kubernetes:steady", false, false));
+
+            check.answers(result);
+            assertThat(result.problems)
+                    .hasSize(queries)
+                    .allMatch(p -> p.startsWith("DASHBOARD '") && p.contains("' returns no series: "));
+
+            result.problems.clear();
+            result.monitoring.clear();
+            server.on("/api/v1/query", """
+                    {"status":"success","data":{"resultType":"vector","result":[\
+                    {"metric":{"job_name":"lineflow"},"value":[1700000000,"0.25"]}]}}""");
+            check.answers(result);
+            assertThat(result.problems).isEmpty();
+            assertThat(result.monitoring).hasSize(queries).allMatch(m -> m.endsWith(" = [0.250]"));
+
+            check.chart(result, 1_700_000_000_000L, 1_700_000_030_000L);
+            assertThat(result.startedAt).isEqualTo(1_700_000_000_000L);
+            assertThat(result.series.keySet()).containsExactlyElementsOf(DashboardCheck.SERIES.keySet());
+            assertThat(result.series.values()).allMatch(points -> points.size() == 2);
+        }
     }
 }

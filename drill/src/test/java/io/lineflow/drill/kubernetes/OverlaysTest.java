@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /** The drill's kustomizations: the e2e overlay as their base, the patches as JSON patch objects. */
@@ -43,5 +44,26 @@ class OverlaysTest {
                                  {"op": "replace", "path": "/spec/job/args", "value": ["--config", "a \\"b\\": c"]},
                                  {"op": "replace", "path": "/spec/job/parallelism", "value": 3}]
                                 """));
+    }
+
+    @Test
+    void eachControlsPitfallIsItsPatchesOnTheOverlay() {
+        List<String> base = List.of("--config", "/etc/lineflow/lineflow.properties");
+        assertThat(ControlDeployment.patches(KubernetesScenario.Control.NO_CHECKPOINTS))
+                .containsExactly(
+                        Overlays.Patch.remove("spec", "flinkConfiguration", "execution.checkpointing.interval"),
+                        Overlays.Patch.replace(
+                                concat(base, "--lineflow.checkpointing.enabled", "false"), "spec", "job", "args"));
+        assertThat(ControlDeployment.patches(KubernetesScenario.Control.ADDITIVE_SINK))
+                .containsExactly(Overlays.Patch.replace(
+                        concat(base, "--lineflow.sink.mode", "ADDITIVE"), "spec", "job", "args"));
+    }
+
+    /** {@code base}, then {@code more}, then reading from the latest offset, as every control does. */
+    private static List<String> concat(List<String> base, String... more) {
+        List<String> all = new ArrayList<>(base);
+        all.addAll(List.of(more));
+        all.addAll(List.of("--lineflow.kafka.starting-offsets", "LATEST"));
+        return all;
     }
 }
