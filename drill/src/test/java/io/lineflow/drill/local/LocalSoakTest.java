@@ -13,7 +13,7 @@ class LocalSoakTest {
     @Test
     void heapCountsFallAMinuteAfterEachFaultOfATwoMinuteSchedule() {
         List<Integer> counts =
-                IntStream.range(0, 120).filter(LocalSoak::countsHeap).boxed().toList();
+                IntStream.range(0, 120).filter(HeapProbe::countsHeap).boxed().toList();
 
         assertThat(counts).containsExactly(6, 18, 30, 42, 54, 66, 78, 90, 102, 114);
         assertThat(counts).noneMatch(i -> i % 12 == 0);
