@@ -10,11 +10,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,21 +18,14 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
@@ -65,15 +54,12 @@ final class BeamIncident {
     private static final String RECONCILER = "lineflow-reconciler";
     private static final String REMEDIATION_ENABLED = "LINEFLOW_RECONCILER_REMEDIATION_ENABLED";
     private static final int PARTITIONS = 6;
-    private static final int RECORDS_PER_SECOND = 50;
     /** The overlay: the e2e overlay, the shipped remediation component and the incident's deployment. */
     private static final Path OVERLAY = Path.of("kustomize/incidents/beam-kafkaio");
     /** The node folder behind the claim the deployment keeps checkpoints and HA metadata on. */
     private static final Path STATE = Path.of("/tmp/lineflow-e2e-incident-beam");
     /** Flink's user in the images: the folder is its. */
     private static final int FLINK_UID = 9999;
-    /** Records of how many seconds' input each copy count is judged on. */
-    private static final Duration SAMPLE = Duration.ofSeconds(30);
     /** Doubled, and not merely lagging: the copies per record at the least to call it the incident. */
     private static final double DOUBLED = 1.8;
 
@@ -117,7 +103,7 @@ final class BeamIncident {
                 Duration.ofSeconds(2),
                 NAME + "'s job RUNNING",
                 () -> "RUNNING".equals(flink.jobState()));
-        try (Producer producer = new Producer(bootstrap)) {
+        try (IncidentRecords producer = new IncidentRecords(bootstrap, TOPIC, PARTITIONS, db, TABLE)) {
             // Input first: a KafkaIO reader registers its partition's metric with its first
             // record. The pipeline reads from the earliest offset, so nothing sent before the
             // readers started is skipped.
@@ -134,13 +120,13 @@ final class BeamIncident {
                     Duration.ofSeconds(2),
                     "a checkpoint of " + NAME + " completed while the input runs",
                     () -> flink.completedCheckpoints().orElse(0L) > 0);
-            Copies before = copiesOver(producer, "before the failover");
+            IncidentRecords.Copies before = producer.copiesOver("before the failover");
             result.monitoring.add("incident: before the failover, " + before);
             if (before.perRecord() > 1.05) {
                 throw new IllegalStateException("the incident's job read records twice before the failover: " + before);
             }
             long restoredAt = failover(result);
-            Copies doubled = copiesOver(producer, "after the restore");
+            IncidentRecords.Copies doubled = producer.copiesOver("after the restore");
             result.monitoring.add("incident: after the restore, " + doubled);
             if (doubled.perRecord() < DOUBLED) {
                 throw new IllegalStateException("the double read did not reproduce (" + doubled
@@ -269,7 +255,7 @@ final class BeamIncident {
      * Opts the deployment in to remediation; the reconciler must roll its TaskManagers, after which
      * every record is inserted once and the finding clears.
      */
-    private void remediate(long findingAt, ScenarioResult result, Producer producer) {
+    private void remediate(long findingAt, ScenarioResult result, IncidentRecords producer) {
         Set<String> before = Set.copyOf(taskManagers());
         long annotated = System.currentTimeMillis();
         k8s.run("annotate", "flinkdeployment/" + NAME, "lineflow.io/remediate=true", "--overwrite");
@@ -294,7 +280,7 @@ final class BeamIncident {
         if (after.stream().anyMatch(before::contains)) {
             result.problems.add("REMEDIATION TaskManager pods " + before + " still there after the roll: " + after);
         }
-        Copies healedCopies = copiesOver(producer, "after the remediation");
+        IncidentRecords.Copies healedCopies = producer.copiesOver("after the remediation");
         result.monitoring.add("incident: after the remediation, " + healedCopies);
         if (healedCopies.perRecord() > 1.05 || healedCopies.perRecord() < 0.95) {
             result.problems.add("REMEDIATION records are not inserted once each after the roll: " + healedCopies);
@@ -308,63 +294,6 @@ final class BeamIncident {
                 .toList();
     }
 
-    /** Copies per record of the next {@link #SAMPLE} of input, once each of its records is in the table. */
-    private Copies copiesOver(Producer producer, String when) {
-        long first = producer.next();
-        Await.orFail(SAMPLE.plusSeconds(10), Duration.ofSeconds(1), SAMPLE.toSeconds() + " s of input " + when, () -> {
-            return producer.next() >= first + SAMPLE.toSeconds() * RECORDS_PER_SECOND;
-        });
-        long last = producer.next() - 1;
-        Copies[] seen = {null};
-        Await.orFail(
-                Duration.ofMinutes(3),
-                Duration.ofSeconds(2),
-                "every record " + first + "-" + last + " of " + NAME + "'s input in " + TABLE,
-                () -> {
-                    seen[0] = count(first, last).orElse(null);
-                    return seen[0] != null && seen[0].distinct() == last - first + 1;
-                });
-        // A record read twice is inserted by both readers at about the same time; one more poll
-        // after all are in lets the second copies of the last records land too.
-        Await.until(Duration.ofSeconds(20), Duration.ofSeconds(2), () -> {
-            Copies again = count(first, last).orElse(seen[0]);
-            boolean settled = again.rows() == seen[0].rows();
-            seen[0] = again;
-            return settled;
-        });
-        log("  %s: %s", when, seen[0]);
-        return seen[0];
-    }
-
-    private Optional<Copies> count(long first, long last) {
-        try (Connection c = db.connect();
-                PreparedStatement s = c.prepareStatement("SELECT count(*), count(DISTINCT record) FROM " + TABLE
-                        + " WHERE record::bigint BETWEEN ? AND ?")) {
-            s.setLong(1, first);
-            s.setLong(2, last);
-            try (ResultSet r = s.executeQuery()) {
-                r.next();
-                return Optional.of(new Copies(first, last, r.getLong(1), r.getLong(2)));
-            }
-        } catch (SQLException e) {
-            return Optional.empty();
-        }
-    }
-
-    /** Rows in the table for the records {@code first}..{@code last}, and how many distinct. */
-    record Copies(long first, long last, long rows, long distinct) {
-        double perRecord() {
-            return distinct == 0 ? 0 : (double) rows / distinct;
-        }
-
-        @Override
-        public String toString() {
-            return String.format(
-                    "records %d-%d: %d rows for %d distinct records, %.2f copies per record",
-                    first, last, rows, distinct, perRecord());
-        }
-    }
-
     /** Deletes the incident's deployment and the remediation Role, and waits for its pods to go. */
     private void remove() {
         k8s.run("delete", "-k", OVERLAY.toString(), "--ignore-not-found", "--wait=true", "--timeout=180s");
@@ -373,65 +302,6 @@ final class BeamIncident {
                 Duration.ofSeconds(2),
                 NAME + "'s pods gone",
                 () -> flink.pods(Map.of("app", NAME)).map(List::isEmpty).orElse(false));
-    }
-
-    /** The input: numbered records, {@value #RECORDS_PER_SECOND} a second, over every partition. */
-    private static final class Producer implements AutoCloseable {
-        private final KafkaProducer<String, String> kafka;
-        private final AtomicLong next = new AtomicLong();
-        private final AtomicBoolean stop = new AtomicBoolean();
-        private final Thread thread = new Thread(this::produce, "incident-producer");
-        private volatile Exception failed;
-
-        Producer(String bootstrap) {
-            Properties p = new Properties();
-            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            p.put(ProducerConfig.ACKS_CONFIG, "all");
-            p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-            p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-            kafka = new KafkaProducer<>(p);
-        }
-
-        void start() {
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        /** The number of the next record to be sent: every one below it has been acknowledged. */
-        long next() {
-            if (failed != null) {
-                throw new IllegalStateException("the incident's producer failed: " + failed.getMessage(), failed);
-            }
-            return next.get();
-        }
-
-        private void produce() {
-            long began = System.nanoTime();
-            try {
-                while (!stop.get()) {
-                    long n = next.get();
-                    long due = began + n * 1_000_000_000L / RECORDS_PER_SECOND;
-                    long wait = due - System.nanoTime();
-                    if (wait > 0) {
-                        TimeUnit.NANOSECONDS.sleep(wait);
-                    }
-                    kafka.send(new ProducerRecord<>(TOPIC, (int) (n % PARTITIONS), null, Long.toString(n)))
-                            .get();
-                    next.incrementAndGet();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (ExecutionException e) {
-                failed = e;
-            }
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            stop.set(true);
-            thread.join(10_000);
-            kafka.close(Duration.ofSeconds(5));
-        }
     }
 
     private static String since(long from) {

@@ -168,8 +168,9 @@ public final class AuditLoop implements AutoCloseable {
             if (audited.stream().map(AuditLoop::key).noneMatch(key::equals)) {
                 return; // no longer watched while it ran
             }
-            statuses.put(key, AuditStatus.completed(r));
+            // Metrics first: whoever sees the status (the reconciler's pass, a test) sees them too.
             metrics.audited(namespace, name, r, period);
+            statuses.put(key, AuditStatus.completed(r));
             LOG.info("Audit of {}: {}", key, String.join(" | ", r.lines().subList(0, 2)));
             if (!r.clean()) {
                 r.differences().stream().limit(20).forEach(d -> LOG.warn("Audit of {}: {}", key, d));
@@ -187,8 +188,8 @@ public final class AuditLoop implements AutoCloseable {
     private void notAudited(String namespace, String name, String why) {
         String key = namespace + "/" + name;
         LOG.warn("Audit of {}: not audited: {}", key, why);
-        statuses.put(key, AuditStatus.notAudited(why));
         metrics.auditNotRun(namespace, name);
+        statuses.put(key, AuditStatus.notAudited(why));
     }
 
     /** The audit's status of the deployment {@code namespace/name}, or null (not audited, or nothing yet). */
