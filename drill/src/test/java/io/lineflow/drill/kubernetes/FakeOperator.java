@@ -1,6 +1,7 @@
 package io.lineflow.drill.kubernetes;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -135,6 +136,22 @@ final class FakeOperator implements AutoCloseable {
                                 "pekko.tcp://flink@" + dispatcherIp + ":6123/user/rpc/dispatcher_1\nf00d")
                         .build())
                 .createOr(NonDeletingOperation::update);
+    }
+
+    /** The reconciler's Event {@code name} with {@code reason} on the FlinkDeployment {@code deployment}. */
+    void event(String name, String reason, String deployment) {
+        client.resource(new EventBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(namespace)
+                        .endMetadata()
+                        .withReason(reason)
+                        .withNewInvolvedObject()
+                        .withKind("FlinkDeployment")
+                        .withName(deployment)
+                        .endInvolvedObject()
+                        .build())
+                .create();
     }
 
     FlinkDeployment deployment() {

@@ -3,7 +3,6 @@ package io.lineflow.drill.kubernetes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -123,33 +122,11 @@ class FlinkClusterTest {
     void whatTheReconcilerReports() {
         assertThat(flink.eventReported("CHECKPOINTING_DISABLED")).isFalse();
         assertThat(flink.healthStatus()).isEmpty();
-        client.resource(new EventBuilder()
-                        .withNewMetadata()
-                        .withName("lineflow.1")
-                        .withNamespace(NS)
-                        .endMetadata()
-                        .withReason("CHECKPOINTING_DISABLED")
-                        .withNewInvolvedObject()
-                        .withKind("FlinkDeployment")
-                        .withName("other")
-                        .endInvolvedObject()
-                        .build())
-                .create();
+        operator.event("lineflow.1", "CHECKPOINTING_DISABLED", "other");
         assertThat(flink.eventReported("CHECKPOINTING_DISABLED"))
                 .as("on another deployment")
                 .isFalse();
-        client.resource(new EventBuilder()
-                        .withNewMetadata()
-                        .withName("lineflow.2")
-                        .withNamespace(NS)
-                        .endMetadata()
-                        .withReason("CHECKPOINTING_DISABLED")
-                        .withNewInvolvedObject()
-                        .withKind("FlinkDeployment")
-                        .withName(FlinkCluster.NAME)
-                        .endInvolvedObject()
-                        .build())
-                .create();
+        operator.event("lineflow.2", "CHECKPOINTING_DISABLED", FlinkCluster.NAME);
         assertThat(flink.eventReported("CHECKPOINTING_DISABLED")).isTrue();
         client.resource(new ConfigMapBuilder()
                         .withNewMetadata()
@@ -168,18 +145,7 @@ class FlinkClusterTest {
     @Test
     void anotherDeploymentIsReadByItsOwnNameEventsSummaryAndPods() {
         FlinkCluster other = flink.deployment("incident-beam");
-        client.resource(new EventBuilder()
-                        .withNewMetadata()
-                        .withName("incident-beam.1")
-                        .withNamespace(NS)
-                        .endMetadata()
-                        .withReason("RemediationRestartedTaskManagers")
-                        .withNewInvolvedObject()
-                        .withKind("FlinkDeployment")
-                        .withName("incident-beam")
-                        .endInvolvedObject()
-                        .build())
-                .create();
+        operator.event("incident-beam.1", "RemediationRestartedTaskManagers", "incident-beam");
         client.resource(new ConfigMapBuilder()
                         .withNewMetadata()
                         .withName("incident-beam-lineflow-health")

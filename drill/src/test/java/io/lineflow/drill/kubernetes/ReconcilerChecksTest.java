@@ -6,7 +6,6 @@ import io.lineflow.drill.core.Scenario;
 import io.lineflow.drill.core.ScenarioResult;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -174,18 +173,7 @@ class ReconcilerChecksTest {
                         + " within 0 s");
 
         control.error = null;
-        client.resource(new EventBuilder()
-                        .withNewMetadata()
-                        .withName("lineflow.1")
-                        .withNamespace(NS)
-                        .endMetadata()
-                        .withReason("CHECKPOINTING_DISABLED")
-                        .withNewInvolvedObject()
-                        .withKind("FlinkDeployment")
-                        .withName(FlinkCluster.NAME)
-                        .endInvolvedObject()
-                        .build())
-                .create();
+        operator.event("lineflow.1", "CHECKPOINTING_DISABLED", FlinkCluster.NAME);
         health.pitfallReported("CHECKPOINTING_DISABLED", System.currentTimeMillis(), control);
         assertThat(control.error).isNull();
         assertThat(log)
