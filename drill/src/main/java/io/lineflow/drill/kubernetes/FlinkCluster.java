@@ -348,7 +348,6 @@ final class FlinkCluster {
                 .get());
     }
 
-    /** Whether an operator pod that is not being deleted is Ready: the new one after a restart. */
     /** The images of the operator's pods that are not being deleted, space-separated. */
     String operatorImages() {
         return pods(operatorNamespace, OPERATOR).orElse(List.of()).stream()
@@ -357,6 +356,7 @@ final class FlinkCluster {
                 .collect(Collectors.joining(" "));
     }
 
+    /** Whether an operator pod that is not being deleted is Ready: the new one after a restart. */
     boolean operatorReady() {
         return pods(operatorNamespace, OPERATOR).orElse(List.of()).stream()
                 .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
