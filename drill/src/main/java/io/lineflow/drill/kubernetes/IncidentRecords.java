@@ -15,7 +15,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,6 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class IncidentRecords implements AutoCloseable {
     private static final int RECORDS_PER_SECOND = 50;
+    /** Records sent between two waits for their acknowledgements: a fifth of a second's input. */
+    private static final int BATCH = 10;
     /** Records of how many seconds' input each copy count is judged on. */
     private static final Duration SAMPLE = Duration.ofSeconds(30);
 
@@ -66,23 +67,37 @@ final class IncidentRecords implements AutoCloseable {
         return next.get();
     }
 
+    /**
+     * Sends on schedule without waiting for each acknowledgement (a broker slowed by a busy host
+     * answers in tens of milliseconds, and one record at a time would then fall behind the rate);
+     * every {@value #BATCH} records it waits for all of them, and only then counts them as sent.
+     */
     private void produce() {
         long began = System.nanoTime();
+        long sent = 0;
         try {
             while (!stop.get()) {
-                long n = next.get();
-                long due = began + n * 1_000_000_000L / RECORDS_PER_SECOND;
-                long wait = due - System.nanoTime();
+                long wait = began + sent * 1_000_000_000L / RECORDS_PER_SECOND - System.nanoTime();
                 if (wait > 0) {
                     TimeUnit.NANOSECONDS.sleep(wait);
                 }
-                kafka.send(new ProducerRecord<>(topic, (int) (n % partitions), null, Long.toString(n)))
-                        .get();
-                next.incrementAndGet();
+                long n = sent++;
+                kafka.send(new ProducerRecord<>(topic, (int) (n % partitions), null, Long.toString(n)), (m, e) -> {
+                    if (e != null) {
+                        failed = e;
+                    }
+                });
+                if (sent % BATCH == 0) {
+                    kafka.flush();
+                    if (failed != null) {
+                        return;
+                    }
+                    next.set(sent);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (ExecutionException e) {
+        } catch (RuntimeException e) {
             failed = e;
         }
     }
