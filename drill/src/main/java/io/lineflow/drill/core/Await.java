@@ -19,6 +19,14 @@ public final class Await {
         return true;
     }
 
+    /**
+     * How often to poll within {@code deadline}: a twentieth of it (at least 10 ms), at most
+     * {@code most}, so that a check's short deadline in a test is polled as finely as a long one.
+     */
+    public static Duration pollWithin(Duration deadline, Duration most) {
+        return Duration.ofMillis(Math.min(most.toMillis(), Math.max(10, deadline.toMillis() / 20)));
+    }
+
     /** As {@link #until}, but a timeout is an error saying {@code what} did not happen. */
     public static void orFail(Duration timeout, Duration poll, String what, BooleanSupplier done) {
         if (!until(timeout, poll, done)) {

@@ -95,7 +95,7 @@ record AuditChecks(ReconcilerMetrics reconciler, Duration deadline, Consumer<Str
     /** The first audit that began after {@code since} (epoch ms), polled until the deadline. */
     private Optional<ReconcilerMetrics.Audit> after(long since) {
         AtomicReference<ReconcilerMetrics.Audit> seen = new AtomicReference<>();
-        Await.until(deadline, Duration.ofMillis(Math.min(2000, Math.max(10, deadline.toMillis() / 20))), () -> {
+        Await.until(deadline, Await.pollWithin(deadline, Duration.ofSeconds(2)), () -> {
             reconciler.audit().filter(a -> a.began() * 1000 > since).ifPresent(seen::set);
             return seen.get() != null;
         });

@@ -37,7 +37,7 @@ record DashboardCheck(PrometheusApi prometheus, Path dashboard, Duration deadlin
     void answers(ScenarioResult result) {
         List<String> answers = new ArrayList<>();
         List<String> empty = new ArrayList<>();
-        Await.until(deadline, Duration.ofMillis(Math.min(10_000, Math.max(10, deadline.toMillis() / 20))), () -> {
+        Await.until(deadline, Await.pollWithin(deadline, Duration.ofSeconds(10)), () -> {
             answers.clear();
             empty.clear();
             for (DashboardQueries.Query q : DashboardQueries.of(dashboard, prometheus::labelValues)) {

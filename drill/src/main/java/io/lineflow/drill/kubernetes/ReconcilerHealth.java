@@ -23,7 +23,7 @@ record ReconcilerHealth(FlinkCluster flink, Duration healthy, Duration reported,
     /** After a healthy scenario: HEALTHY again. */
     void healthyAgain(ScenarioResult result) {
         String[] status = {""};
-        boolean ok = Await.until(healthy, poll(healthy), () -> {
+        boolean ok = Await.until(healthy, Await.pollWithin(healthy, Duration.ofSeconds(3)), () -> {
             status[0] = flink.healthStatus();
             return status[0].equals("HEALTHY");
         });
@@ -42,7 +42,7 @@ record ReconcilerHealth(FlinkCluster flink, Duration healthy, Duration reported,
         Duration left = Duration.ofMillis(applied + reported.toMillis() - System.currentTimeMillis());
         boolean inTime = Await.until(
                 left,
-                poll(reported),
+                Await.pollWithin(reported, Duration.ofSeconds(1)),
                 () -> flink.eventReported(code)
                         && flink.health()
                                 .map(c -> String.valueOf(c.getData()))
@@ -55,9 +55,5 @@ record ReconcilerHealth(FlinkCluster flink, Duration healthy, Duration reported,
             result.error = "the reconciler did not report " + code + " as an Event and in its summary within "
                     + reported.toSeconds() + " s";
         }
-    }
-
-    private static Duration poll(Duration deadline) {
-        return Duration.ofMillis(Math.min(3000, Math.max(10, deadline.toMillis() / 20)));
     }
 }
