@@ -56,9 +56,17 @@ help: ## Show this help.
 build: ## Compile and package every module without running tests.
 	$(MVN) -DskipTests package
 
+# The modules built and tested again on Flink 2.2 (docs/flink-lines.md): those that meet Flink.
+FLINK_2_2_MODULES := rules,settings,testkit,flink-rest,job,bench,incident-beam,reconciler
+
 .PHONY: test
-test: test-tools ## Run every test (unit, integration on real Kafka/PostgreSQL/Flink, promtool on the alert rules, shellcheck over the scripts).
+test: test-tools ## Run every test (unit, integration on real Kafka/PostgreSQL/Flink, promtool on the alert rules, shellcheck over the scripts), then the job, its REST client, the bench and the reconciler's real-REST tests again on Flink 2.2.
 	$(MVN) verify
+	$(MAKE) test-flink-2.2
+
+.PHONY: test-flink-2.2
+test-flink-2.2: ## Build and test the modules that meet Flink on Flink 2.2 (-Dflink.line=2.2, into target/flink-2.2/).
+	$(MVN) verify -Dflink.line=2.2 -pl $(FLINK_2_2_MODULES)
 
 .PHONY: test-tools
 test-tools: ## Install the Debian packages the tests run besides Java (promtool, shellcheck) when missing; needs root then.
@@ -90,8 +98,11 @@ migrate: ## Apply the schema migrations to LINEFLOW_JDBC_URL (user/password from
 .PHONY: drill
 drill: ## Run the full restart drill: every fault at three points, plus both negative controls (DRILL_ARGS=...).
 	$(MVN) -q -pl job,drill -am -DskipTests package
+	$(MVN) -q -pl job,drill -am -DskipTests -Dflink.line=2.2 package
 	cd drill && exec $(JAVA) -Ddrill.job.jar=../$(JOB_JAR) \
 	  -Ddrill.classpath.file=target/drill.classpath -Ddrill.classes=target/classes \
+	  -Ddrill.next-line=2.2 -Ddrill.next-line.job.jar=../job/target/flink-2.2/jib-usrlib/lineflow-job.jar \
+	  -Ddrill.next-line.classpath.file=target/flink-2.2/flink.classpath \
 	  -cp "target/classes:$$(cat target/drill.classpath)" io.lineflow.drill.Drill $(DRILL_ARGS)
 
 # The soak's command: the drill's classpath and job jar, its own work folder (drill/target/soak).

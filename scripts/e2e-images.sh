@@ -10,6 +10,10 @@
 #                                          the real operator, built from its source release
 #                                          (VERSION: OPERATOR_CHART_VERSION of operator-config/chart.env,
 #                                          or the version given to operator-build/operator-image/chart)
+#   lineflow/flink-standin:2.2.0-java17    the same stand-in at Flink 2.2.0 (the root POM's flink-2.2
+#                                          profile): the base of the job image on the next Flink line
+#   lineflow-job:e2e-flink-2.2             the job image built for Flink 2.2 (-Dflink.line=2.2) on
+#                                          that stand-in, for the drill's flink-major-upgrade
 #   lineflow/flink-standin:1.16.3-java17   the same stand-in at Flink 1.16.3, without plugins (Maven
 #                                          Central serves neither the Prometheus reporter nor the S3
 #                                          file system at 1.16.3): the base of the incident's image
@@ -65,6 +69,9 @@ case "${1:-}" in operator-build | operator-image | chart) OPERATOR_VERSION="${2:
 [[ "$OPERATOR_VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "operator version '$OPERATOR_VERSION' is not X.Y.Z"
 FLINK_VERSION="$(sed -n 's:.*<flink.version>\(.*\)</flink.version>.*:\1:p' "$ROOT/pom.xml" | head -1)"
 FLINK_IMAGE="lineflow/flink-standin:$FLINK_VERSION-java17"
+# The next Flink line: the root POM's flink-2.2 profile (docs/flink-lines.md), the major upgrade's.
+NEXT_FLINK_VERSION="$(sed -n '/<id>flink-2.2<\/id>/,/<\/profile>/s:.*<flink.version>\(.*\)</flink.version>.*:\1:p' "$ROOT/pom.xml" | head -1)"
+NEXT_FLINK_IMAGE="lineflow/flink-standin:$NEXT_FLINK_VERSION-java17"
 # The Flink line of the Beam incident's image: the newest Beam 2.56.0 has a runner for here.
 INCIDENT_FLINK_VERSION="$(sed -n 's:.*<flink.version>\(.*\)</flink.version>.*:\1:p' "$ROOT/incident-beam/pom.xml" | head -1)"
 INCIDENT_FLINK_IMAGE="lineflow/flink-standin:$INCIDENT_FLINK_VERSION-java17"
@@ -76,6 +83,9 @@ RECONCILER_IMAGE="lineflow-reconciler:e2e"
 IMAGES="$CACHE/images"
 FLINK_TAR="$IMAGES/flink-standin.tar"
 INCIDENT_FLINK_TAR="$IMAGES/flink-standin-$INCIDENT_FLINK_VERSION.tar"
+NEXT_FLINK_TAR="$IMAGES/flink-standin-$NEXT_FLINK_VERSION.tar"
+JOB_NEXT_LINE_IMAGE="lineflow-job:e2e-flink-2.2"
+JOB_NEXT_LINE_TAR="$IMAGES/lineflow-job-flink-2.2.tar"
 INCIDENT_TAR="$IMAGES/lineflow-incident-beam.tar"
 OPERATOR_TAR="$IMAGES/flink-kubernetes-operator-$OPERATOR_VERSION.tar"
 JOB_TAR="$IMAGES/lineflow-job.tar"
@@ -406,6 +416,22 @@ job_next_image() {
   log "wrote $JOB_NEXT_IMAGE to $JOB_NEXT_TAR in $((SECONDS - start)) s"
 }
 
+# The job built for the next Flink line (-Dflink.line=2.2: its own build folders) on that line's
+# stand-in, the same Jib build as the job image.
+job_next_line_image() {
+  local start=$SECONDS key
+  key="$( (cat "$NEXT_FLINK_TAR.key" "$ROOT/pom.xml" "$ROOT/job/pom.xml" "$ROOT/scripts/image.sh"
+          find "$ROOT"/{rules,settings,job}/src/main -type f | sort | xargs cat) | sha)"
+  if [[ -s "$JOB_NEXT_LINE_TAR" && "$(cat "$JOB_NEXT_LINE_TAR.key" 2>/dev/null)" == "$key" ]]; then
+    log "$JOB_NEXT_LINE_IMAGE is up to date: $JOB_NEXT_LINE_TAR"; return 0
+  fi
+  BASE_IMAGE="tar://$NEXT_FLINK_TAR" MVN="${MVN[*]} -Dflink.line=2.2" \
+      "$ROOT/scripts/image.sh" tar "$JOB_NEXT_LINE_IMAGE" "$JOB_NEXT_LINE_TAR" >"$CACHE/work/job-next-line-image.log" 2>&1 \
+    || { tail -30 "$CACHE/work/job-next-line-image.log" >&2; die "Flink 2.2 job image build failed, log: $CACHE/work/job-next-line-image.log"; }
+  echo "$key" > "$JOB_NEXT_LINE_TAR.key"
+  log "wrote $JOB_NEXT_LINE_IMAGE to $JOB_NEXT_LINE_TAR in $((SECONDS - start)) s"
+}
+
 # The incident's Beam pipeline on the 1.16.3 stand-in, built by Jib as the job image is.
 incident_image() {
   local start=$SECONDS key
@@ -459,11 +485,13 @@ build_all() {
   jre_layer
   jre_image
   flink_image "$FLINK_VERSION" "$FLINK_TAR" "$FLINK_IMAGE"
+  flink_image "$NEXT_FLINK_VERSION" "$NEXT_FLINK_TAR" "$NEXT_FLINK_IMAGE"
   flink_image "$INCIDENT_FLINK_VERSION" "$INCIDENT_FLINK_TAR" "$INCIDENT_FLINK_IMAGE" -Dstandin.no-plugins
   operator_build
   operator_image
   job_image
   job_next_image
+  job_next_line_image
   incident_image
   reconciler_image
   log "all images in $((SECONDS - start)) s"
@@ -479,7 +507,7 @@ case "${1:-}" in
     command -v ctr >/dev/null || die "ctr (containerd) is not installed"
     [[ -S "$sock" ]] || die "$sock is not a socket (is containerd running?)"
     build_all
-    for t in "$FLINK_TAR" "$OPERATOR_TAR" "$JOB_TAR" "$JOB_NEXT_TAR" "$INCIDENT_TAR" "$RECONCILER_TAR"; do
+    for t in "$FLINK_TAR" "$OPERATOR_TAR" "$JOB_TAR" "$JOB_NEXT_TAR" "$JOB_NEXT_LINE_TAR" "$INCIDENT_TAR" "$RECONCILER_TAR"; do
       s=$SECONDS
       ctr --address "$sock" -n "$ns" images import "$t" >/dev/null || die "ctr import of $t failed"
       log "imported $t into $sock ($ns) in $((SECONDS - s)) s"
@@ -489,6 +517,7 @@ case "${1:-}" in
     printf 'FLINK_IMAGE=%s\nFLINK_TAR=%s\nOPERATOR_IMAGE=%s\nOPERATOR_TAR=%s\nJOB_IMAGE=%s\nJOB_TAR=%s\n' \
       "$FLINK_IMAGE" "$FLINK_TAR" "$OPERATOR_IMAGE" "$OPERATOR_TAR" "$JOB_IMAGE" "$JOB_TAR"
     printf 'JOB_NEXT_IMAGE=%s\nJOB_NEXT_TAR=%s\n' "$JOB_NEXT_IMAGE" "$JOB_NEXT_TAR"
+    printf 'JOB_NEXT_LINE_IMAGE=%s\nJOB_NEXT_LINE_TAR=%s\n' "$JOB_NEXT_LINE_IMAGE" "$JOB_NEXT_LINE_TAR"
     printf 'INCIDENT_IMAGE=%s\nINCIDENT_TAR=%s\n' "$INCIDENT_IMAGE" "$INCIDENT_TAR"
     printf 'JRE_IMAGE=%s\nJRE_TAR=%s\nRECONCILER_IMAGE=%s\nRECONCILER_TAR=%s\n' \
       "$JRE_IMAGE" "$JRE_TAR" "$RECONCILER_IMAGE" "$RECONCILER_TAR" ;;

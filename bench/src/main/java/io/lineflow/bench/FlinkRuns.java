@@ -119,8 +119,13 @@ public final class FlinkRuns implements AutoCloseable {
             throws Exception {
         StreamExecutionEnvironment env = env();
         env.enableCheckpointing(checkpointIntervalMs);
-        env.getCheckpointConfig()
-                .setCheckpointStorage(workDir.resolve("checkpoints").toUri().toString());
+        // Through the configuration, which both Flink lines read (2.x removed the setter taking a path).
+        Configuration checkpoints = new Configuration();
+        checkpoints.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        checkpoints.set(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                workDir.resolve("checkpoints").toUri().toString());
+        env.configure(checkpoints);
         // The same tuning lineflow's job applies to itself (LineflowJob.attach).
         env.getConfig().enableObjectReuse();
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);

@@ -13,7 +13,6 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
-import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.runtime.state.CheckpointStorage;
 import org.apache.flink.runtime.state.CheckpointStorageLoader;
@@ -122,11 +121,10 @@ class JobGraphTest {
         Logger log = LoggerFactory.getLogger(JobGraphTest.class);
         StateBackend backend =
                 StateBackendLoader.fromApplicationOrConfigOrDefault(null, shipped, new Configuration(), cl, log);
-        assertThat(backend).isInstanceOf(EmbeddedRocksDBStateBackend.class);
-        assertThat(((EmbeddedRocksDBStateBackend) backend).isIncrementalCheckpointsEnabled())
-                .isTrue();
+        RocksDbBackend rocksDb = RocksDbBackend.of(backend);
+        assertThat(rocksDb.incremental()).isTrue();
         // Loaded by name from the job's configuration and configured with it, as a TaskManager does.
-        assertThat(((EmbeddedRocksDBStateBackend) backend).getRocksDBOptions())
+        assertThat(rocksDb.optionsFactory())
                 .isInstanceOfSatisfying(
                         BoundedRocksDBManifest.class,
                         f -> assertThat(f.maxManifestBytes()).isEqualTo(32 * 1024));

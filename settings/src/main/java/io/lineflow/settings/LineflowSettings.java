@@ -2,7 +2,6 @@ package io.lineflow.settings;
 
 import io.lineflow.rules.Rules;
 
-import org.apache.flink.api.java.utils.ParameterTool;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
@@ -98,20 +97,20 @@ public final class LineflowSettings {
             PropertiesFiles files,
             List<ConfigOption<?>> alsoTyped) {
         List<String> problems = new ArrayList<>();
-        ParameterTool params;
+        Map<String, String> params;
         try {
-            params = ParameterTool.fromArgs(args);
+            params = Arguments.parse(args);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(List.of("arguments " + Arrays.toString(args) + " are malformed: " + e.getMessage()
                     + "; expected --key value pairs"));
         }
         Configuration conf = new Configuration(defaults);
         conf.addAll(Configuration.fromMap(cluster.toMap()));
-        if (params.has(CONFIG_FILE_ARG)) {
+        if (params.containsKey(CONFIG_FILE_ARG)) {
             readProperties(files, params.get(CONFIG_FILE_ARG), conf, problems);
         }
         readEnvironment(env, conf);
-        params.toMap().forEach((k, v) -> {
+        params.forEach((k, v) -> {
             if (!k.equals(CONFIG_FILE_ARG)) {
                 conf.setString(k, v);
             }

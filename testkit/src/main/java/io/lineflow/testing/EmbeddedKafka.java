@@ -9,8 +9,6 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.utils.Exit;
-import org.apache.kafka.common.utils.Time;
-import scala.Option;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -96,7 +94,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("transaction.state.log.min.isr", "1");
         p.put("group.initial.rebalance.delay.ms", "0");
         p.put("log.retention.hours", "-1");
-        KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(p, false), Time.SYSTEM, Option.empty());
+        KafkaRaftServer server = RaftServers.create(new KafkaConfig(p, false));
         server.startup();
         return new EmbeddedKafka(server, host, port);
     }

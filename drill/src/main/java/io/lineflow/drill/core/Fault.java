@@ -53,6 +53,23 @@ public enum Fault {
     S3_OUTAGE("s3-outage", Backend.Kind.KUBERNETES),
     /** Stop-with-savepoint, then a new submission restored from it at parallelism 4. */
     UPGRADE("upgrade", Backend.Kind.LOCAL),
+    /**
+     * Flink's major upgrade, from this build's line (1.20) to the next (2.2), restored from a
+     * canonical savepoint: locally, stop-with-savepoint, every Flink process replaced by the next
+     * line's and lineflow's jar for it submitted; on Kubernetes, the job image built for 2.2 with
+     * {@code flinkVersion: v2_2} applied with kustomize, the operator's savepoint upgrade. Named
+     * only: it needs the next line's build.
+     */
+    MAJOR_UPGRADE("major-upgrade", true, Backend.Kind.LOCAL, Backend.Kind.KUBERNETES),
+    /**
+     * Back from the next line to this one, from the savepoint kept before the major upgrade, once
+     * the next line has completed a checkpoint; the replay from that savepoint's offsets rewrites
+     * what the next line wrote. Locally the scenario makes the upgrade first; on Kubernetes it
+     * rolls back the deployment's major upgrade, making it first if {@link #MAJOR_UPGRADE} did
+     * not run before it, and redeploys this line's spec from the savepoint
+     * ({@code initialSavepointPath}, {@code savepointRedeployNonce}). Named only.
+     */
+    MAJOR_ROLLBACK("major-rollback", true, Backend.Kind.LOCAL, Backend.Kind.KUBERNETES),
     /** {@code job.state: suspended}, then {@code running}: last-state suspend and resume. */
     SUSPEND_RESUME("suspend-resume", Backend.Kind.KUBERNETES),
     /** A new image tag and parallelism 3, applied with kustomize as a GitOps sync would; last-state. */
@@ -95,6 +112,14 @@ public enum Fault {
         this.id = id;
         this.hard = hard;
         this.on = List.of(on);
+    }
+
+    /**
+     * Whether the fault moves the cluster to another Flink line: struck only when named, as it
+     * needs the next line's build, and never in the soak's cycle, which runs on one line.
+     */
+    public boolean changesFlinkLine() {
+        return this == MAJOR_UPGRADE || this == MAJOR_ROLLBACK;
     }
 
     /** Whether the drill of {@code kind} offers this fault. */

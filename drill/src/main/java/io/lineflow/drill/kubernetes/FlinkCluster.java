@@ -3,16 +3,19 @@ package io.lineflow.drill.kubernetes;
 import io.lineflow.flinkrest.FlinkRest;
 import io.lineflow.flinkrest.JobDetails;
 import io.lineflow.flinkrest.TaskManager;
+import io.lineflow.reconciler.observe.OperatorClient;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
 import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
@@ -23,6 +26,7 @@ import org.apache.flink.kubernetes.operator.api.status.JobStatus;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -73,17 +77,21 @@ final class FlinkCluster {
     private final String namespace;
     private final String operatorNamespace;
     private final Function<String, URI> restAt;
+    private static final ResourceDefinitionContext FLINK_DEPLOYMENTS = new ResourceDefinitionContext.Builder()
+            .withGroup("flink.apache.org")
+            .withVersion("v1beta1")
+            .withKind("FlinkDeployment")
+            .withPlural("flinkdeployments")
+            .withNamespaced(true)
+            .build();
+
     /** The FlinkDeployment this reads: {@value #NAME}, or another ({@link #deployment}). */
     private final String name;
 
     /** The cluster of {@code KUBECONFIG}, as kubectl's. */
     static FlinkCluster ofKubeconfig(String namespace, String operatorNamespace) {
         return new FlinkCluster(
-                new KubernetesClientBuilder()
-                        .withConfig(asKubectl(Config.autoConfigure(null)))
-                        .build(),
-                namespace,
-                operatorNamespace);
+                OperatorClient.create(asKubectl(Config.autoConfigure(null))), namespace, operatorNamespace);
     }
 
     /**
@@ -168,14 +176,58 @@ final class FlinkCluster {
                 .orElse("");
     }
 
+    /**
+     * The lifecycle state the operator wrote ({@code status.lifecycleState}), read as it is: the
+     * 1.10 API's own getter derives it again from the reconciled spec, which it cannot read once
+     * that names {@code flinkVersion: v2_2}. Empty when there is none, or for a state the 1.10 API
+     * lacks (operator 1.15's {@code DELETING}, {@code DELETED}).
+     */
     Optional<ResourceLifecycleState> lifecycle() {
-        return status().map(FlinkDeploymentStatus::getLifecycleState);
+        return read(() -> client.genericKubernetesResources(FLINK_DEPLOYMENTS)
+                        .inNamespace(namespace)
+                        .withName(name)
+                        .get())
+                .map(d -> d.getAdditionalProperties().get("status"))
+                .filter(Map.class::isInstance)
+                .map(status -> ((Map<?, ?>) status).get("lifecycleState"))
+                .flatMap(state -> Arrays.stream(ResourceLifecycleState.values())
+                        .filter(known -> known.name().equals(state))
+                        .findFirst());
     }
 
     /** The spec the operator last reconciled; empty before the first. */
     Optional<FlinkDeploymentSpec> reconciledSpec() {
-        return status().flatMap(s -> Optional.ofNullable(s.getReconciliationStatus())
-                .map(r -> r.getLastReconciledSpec() == null ? null : r.deserializeLastReconciledSpec()));
+        // Read with the client's serialization, not the operator API's own reader, which fails on
+        // a flinkVersion the 1.10 API does not know (v2_2).
+        return status().flatMap(s -> Optional.ofNullable(s.getReconciliationStatus()))
+                .map(r -> r.getLastReconciledSpec())
+                .map(json -> client.getKubernetesSerialization().unmarshal(json, JsonNode.class))
+                .map(reconciled -> reconciled.get("spec"))
+                .map(spec -> client.getKubernetesSerialization().convertValue(spec, FlinkDeploymentSpec.class));
+    }
+
+    /**
+     * Where the pod template's main container (its first) has {@code variable} in its
+     * environment: the index a JSON patch of the deployment replaces it at.
+     */
+    int mainContainerEnvIndex(String variable) {
+        List<EnvVar> env = read(() -> client.resources(FlinkDeployment.class)
+                        .inNamespace(namespace)
+                        .withName(name)
+                        .get())
+                .map(d -> d.getSpec()
+                        .getPodTemplate()
+                        .getSpec()
+                        .getContainers()
+                        .get(0)
+                        .getEnv())
+                .orElse(List.of());
+        for (int i = 0; i < env.size(); i++) {
+            if (variable.equals(env.get(i).getName())) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("FlinkDeployment " + name + "'s main container sets no " + variable);
     }
 
     /** Sets {@code spec.job.state}, and nothing else, as {@code kubectl patch --type merge} would. */

@@ -50,7 +50,19 @@ final class KubernetesBackend implements Backend {
         static final Release LAST_STATE =
                 new Release("last-state-upgrade", "lineflow-job:e2e-upgrade-1", 3, "last-state");
         static final Release SAVEPOINT = new Release("savepoint-upgrade", "lineflow-job:e2e-upgrade-2", 2, "savepoint");
+        /**
+         * This build on Flink 2.2 (scripts/e2e-images.sh), at the e2e overlay's parallelism; the
+         * operator upgrades a change of {@code flinkVersion} through a savepoint whatever the mode.
+         */
+        static final Release MAJOR = new Release("major-upgrade", "lineflow-job:e2e-flink-2.2", 2, "savepoint");
+        /** The e2e overlay's own release, on Flink 1.20: what the major rollback returns to. */
+        static final Release E2E = new Release("major-rollback", "lineflow-job:e2e", 2, "last-state");
     }
+
+    /** The next Flink line's {@code flinkVersion}, and the S3 plugin its image carries in {@code opt/}. */
+    static final String NEXT_FLINK_VERSION = "v2_2";
+
+    static final String NEXT_S3_PLUGIN = "flink-s3-fs-hadoop-2.2.0.jar";
 
     private static final Duration POLL = Duration.ofSeconds(2);
 
@@ -65,6 +77,10 @@ final class KubernetesBackend implements Backend {
     private final Holds holds;
     /** The command that upgrades the operator (operator-upgrade); empty when the run gives none. */
     private final List<String> operatorUpgrade;
+    /** The savepoint the operator took for the major upgrade: the major rollback restores it. */
+    private String beforeMajorUpgrade;
+    /** How many major rollbacks redeployed from a savepoint: the next one's nonce. */
+    private long redeploys;
 
     private final Consumer<String> log;
 
@@ -194,6 +210,8 @@ final class KubernetesBackend implements Backend {
                 yield null;
             }
             case SUSPEND_RESUME -> suspendAndResume();
+            case MAJOR_UPGRADE -> majorUpgrade();
+            case MAJOR_ROLLBACK -> majorRollback();
             case LAST_STATE_UPGRADE -> upgrade(Release.LAST_STATE);
             case SAVEPOINT_UPGRADE -> upgrade(Release.SAVEPOINT);
             case NODE_RESTART -> {
@@ -313,6 +331,78 @@ final class KubernetesBackend implements Backend {
                         Overlays.Patch.replace(release.upgradeMode(), "spec", "job", "upgradeMode")));
         log.accept("  " + Kubectl.changed(k8s.run("apply", "-k", dir.toString())));
         return deployed("image " + release.image(), spec -> release.image().equals(spec.getImage()));
+    }
+
+    /**
+     * The major upgrade as a team applies it: the e2e overlay with the job image built for Flink
+     * 2.2, {@code flinkVersion: v2_2} and that image's S3 plugin, applied with kustomize; the
+     * operator stops the 1.20 job with a savepoint and starts 2.2 from it. Keeps that savepoint
+     * for {@link #majorRollback}.
+     */
+    private long majorUpgrade() throws IOException {
+        Release release = Release.MAJOR;
+        if (flink.images(JM).contains(release.image())) {
+            throw new IllegalStateException("the JobManager already runs " + release.image());
+        }
+        Path dir = overlays.write(
+                release.name(),
+                List.of(
+                        Overlays.Patch.replace(release.image(), "spec", "image"),
+                        Overlays.Patch.replace(NEXT_FLINK_VERSION, "spec", "flinkVersion"),
+                        Overlays.Patch.replace(release.parallelism(), "spec", "job", "parallelism"),
+                        Overlays.Patch.replace(release.upgradeMode(), "spec", "job", "upgradeMode"),
+                        Overlays.Patch.replace(
+                                NEXT_S3_PLUGIN,
+                                "spec",
+                                "podTemplate",
+                                "spec",
+                                "containers",
+                                "0",
+                                "env",
+                                String.valueOf(flink.mainContainerEnvIndex("ENABLE_BUILT_IN_PLUGINS")),
+                                "value")));
+        log.accept("  " + Kubectl.changed(k8s.run("apply", "-k", dir.toString())));
+        long deployed = deployed(
+                "image " + release.image() + " on flinkVersion " + NEXT_FLINK_VERSION,
+                spec -> release.image().equals(spec.getImage()));
+        beforeMajorUpgrade = flink.upgradeSavepoint();
+        if (beforeMajorUpgrade.isEmpty()) {
+            throw new IllegalStateException("the operator recorded no savepoint for the major upgrade");
+        }
+        log.accept("  Flink 2.2 runs, restored from " + beforeMajorUpgrade + " (kept for the rollback)");
+        return deployed;
+    }
+
+    /**
+     * Back to the e2e overlay's Flink 1.20 release, redeployed from the savepoint kept before the
+     * major upgrade ({@code initialSavepointPath} and a new {@code savepointRedeployNonce}: the
+     * operator does not roll back across a Flink version by itself), once Flink 2.2 has completed
+     * a checkpoint of its own. Makes the major upgrade first if this run has not.
+     */
+    private long majorRollback() throws IOException {
+        if (beforeMajorUpgrade == null) {
+            majorUpgrade();
+        }
+        long completed = flink.completedCheckpoints().orElse(0L);
+        Await.orFail(
+                Duration.ofMinutes(3),
+                POLL,
+                "a checkpoint completed by Flink 2.2's job",
+                () -> flink.completedCheckpoints().orElse(0L) > completed);
+        Release release = Release.E2E;
+        Path dir = overlays.write(
+                release.name(),
+                List.of(
+                        Overlays.Patch.add(beforeMajorUpgrade, "spec", "job", "initialSavepointPath"),
+                        Overlays.Patch.add(++redeploys, "spec", "job", "savepointRedeployNonce")));
+        log.accept("  " + Kubectl.changed(k8s.run("apply", "-k", dir.toString())));
+        long deployed = deployed(
+                "image " + release.image() + " redeployed from " + beforeMajorUpgrade,
+                spec -> release.image().equals(spec.getImage())
+                        && spec.getJob() != null
+                        && beforeMajorUpgrade.equals(spec.getJob().getInitialSavepointPath()));
+        log.accept("  Flink 1.20 runs again, redeployed from the savepoint kept before the upgrade");
+        return deployed;
     }
 
     /**

@@ -109,7 +109,9 @@ record KubernetesScenario(String id, Fault fault, Control control, Incident inci
                     TM_POD_KILL,
                     SUSPEND_RESUME,
                     LAST_STATE_UPGRADE,
-                    SAVEPOINT_UPGRADE -> Set.of(JOB_RESTARTED);
+                    SAVEPOINT_UPGRADE,
+                    MAJOR_UPGRADE,
+                    MAJOR_ROLLBACK -> Set.of(JOB_RESTARTED);
             case OPERATOR_UPGRADE,
                     JM_STANDBY_DELETE,
                     OPERATOR_RESTART,
@@ -140,11 +142,16 @@ record KubernetesScenario(String id, Fault fault, Control control, Incident inci
         return new Scenario("kubernetes:" + id, isControl(), fault != null || isControl());
     }
 
-    /** Every scenario, the controls last. */
+    /**
+     * Every scenario: the faults that keep the Flink line, then the major upgrade and its rollback
+     * (which leaves this line's spec redeployed from a savepoint), the incidents, the controls last.
+     */
     static List<KubernetesScenario> all() {
+        List<Fault> faults = Fault.on(Backend.Kind.KUBERNETES);
         return Stream.of(
                         Stream.of(STEADY),
-                        Fault.on(Backend.Kind.KUBERNETES).stream().map(KubernetesScenario::of),
+                        faults.stream().filter(f -> !f.changesFlinkLine()).map(KubernetesScenario::of),
+                        faults.stream().filter(Fault::changesFlinkLine).map(KubernetesScenario::of),
                         Stream.of(Incident.values()).map(KubernetesScenario::of),
                         Stream.of(Control.values()).map(KubernetesScenario::of))
                 .flatMap(s -> s)

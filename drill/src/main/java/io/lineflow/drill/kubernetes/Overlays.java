@@ -27,6 +27,11 @@ record Overlays(Path work, Path base) {
             return new Patch("replace", List.of(path), value);
         }
 
+        /** Adds (or replaces) the key at {@code path}, whose parent must exist. */
+        static Patch add(Object value, String... path) {
+            return new Patch("add", List.of(path), value);
+        }
+
         /** Removes the key at {@code path}. */
         static Patch remove(String... path) {
             return new Patch("remove", List.of(path), null);

@@ -10,8 +10,8 @@ import io.lineflow.testing.EmbeddedKafka;
 import io.lineflow.testing.JdkOpens;
 import io.lineflow.testing.ManagedProcess;
 
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
 import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
 import org.apache.flink.runtime.highavailability.ClientHighAvailabilityServices;
@@ -52,7 +52,9 @@ final class FlinkProcesses implements AutoCloseable {
     private static final String ENTRY_CLASS = LineflowJob.class.getName();
 
     private final Path dir;
-    private final String flinkClasspath;
+    /** The Flink distribution the next processes start from: a major upgrade replaces it. */
+    private String flinkClasspath;
+
     private final IntFunction<Map<String, String>> ha;
     private final List<ManagedProcess> jobManagers = new ArrayList<>();
     private final List<String> jobManagerRest = new ArrayList<>();
@@ -116,6 +118,14 @@ final class FlinkProcesses implements AutoCloseable {
         }
     }
 
+    /** The processes started from now on run {@code flinkClasspath}'s Flink (a major upgrade's). */
+    void runFrom(String flinkClasspath) {
+        if (!jobManagers.isEmpty() || !taskManagers.isEmpty()) {
+            throw new IllegalStateException("Flink processes still run: kill them before another Flink runs");
+        }
+        this.flinkClasspath = flinkClasspath;
+    }
+
     /** Every Flink process killed and forgotten; the next ones start in a new HA generation. */
     void killAllAndForget() {
         close();
@@ -144,14 +154,16 @@ final class FlinkProcesses implements AutoCloseable {
         c.put("heartbeat.timeout", "8000");
         c.put("taskmanager.numberOfTaskSlots", "2");
         // Spread the job over both TaskManagers, so that killing either one hits it.
-        c.put("cluster.evenly-spread-out-slots", "true");
+        c.put("taskmanager.load-balance.mode", "SLOTS");
         c.put("jobmanager.memory.process.size", "768m");
         c.put("taskmanager.memory.process.size", "1280m");
         c.put("restart-strategy.type", "exponential-delay");
         c.put("restart-strategy.exponential-delay.initial-backoff", "1 s");
         c.put("restart-strategy.exponential-delay.max-backoff", "5 s");
-        c.put("state.checkpoints.dir", dir.resolve("checkpoints").toUri().toString());
-        c.put("state.savepoints.dir", dir.resolve("savepoints").toUri().toString());
+        c.put("execution.checkpointing.dir", dir.resolve("checkpoints").toUri().toString());
+        c.put(
+                "execution.checkpointing.savepoint-dir",
+                dir.resolve("savepoints").toUri().toString());
         // Where RocksDB keeps its working files, when the job runs on it (the soak measures them).
         c.put("state.backend.rocksdb.localdir", dir.resolve("rocksdb").toString());
         c.put("io.tmp.dirs", mkdirs(dir.resolve("tmp")).toString());
@@ -167,10 +179,12 @@ final class FlinkProcesses implements AutoCloseable {
     private Path writeConfigDir(String name, Configuration conf) {
         Path confDir = mkdirs(dir.resolve("conf-" + name));
         try {
+            // config.yaml, standard YAML: the only file Flink 2.x reads, and the one 1.20 reads
+            // when there is no flink-conf.yaml. Every value is a double-quoted (JSON) string.
             Files.writeString(
-                    confDir.resolve("flink-conf.yaml"),
+                    confDir.resolve("config.yaml"),
                     conf.toMap().entrySet().stream()
-                            .map(e -> e.getKey() + ": " + e.getValue())
+                            .map(e -> e.getKey() + ": " + yamlString(e.getValue()))
                             .collect(Collectors.joining("\n", "", "\n")));
             Files.writeString(
                     confDir.resolve("log4j.properties"),
@@ -184,6 +198,11 @@ final class FlinkProcesses implements AutoCloseable {
         return confDir;
     }
 
+    /** {@code value} as a YAML double-quoted scalar, which is a JSON string. */
+    static String yamlString(String value) {
+        return "\"" + new String(JsonStringEncoder.getInstance().quoteAsString(value)) + "\"";
+    }
+
     void startJobManager() {
         int restPort = EmbeddedKafka.freePort();
         Configuration conf = config(restPort);
@@ -194,8 +213,7 @@ final class FlinkProcesses implements AutoCloseable {
         // dropped packets to the latter and changed nothing: checkpoints kept completing).
         conf.setString("high-availability.jobmanager.port", String.valueOf(rpcPort));
         rpcPorts.put(name, rpcPort);
-        JobManagerProcessSpec spec = JobManagerProcessUtils.processSpecFromConfigWithNewOptionToInterpretLegacyHeap(
-                conf, JobManagerOptions.JVM_HEAP_MEMORY);
+        JobManagerProcessSpec spec = JobManagerMemory.spec(conf);
         jobManagers.add(startFlinkProcess(
                 name,
                 conf,

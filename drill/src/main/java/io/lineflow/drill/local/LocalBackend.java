@@ -1,5 +1,6 @@
 package io.lineflow.drill.local;
 
+import io.lineflow.drill.core.Await;
 import io.lineflow.drill.core.Backend;
 import io.lineflow.drill.core.Fault;
 import io.lineflow.drill.core.Pause;
@@ -37,8 +38,11 @@ final class LocalBackend implements Backend {
 
         void startJobManager();
 
-        /** Every Flink process (and ZooKeeper) killed; a new cluster that recovers nothing itself. */
-        void replaceFlinkWithFreshCluster();
+        /**
+         * Every Flink process (and ZooKeeper) killed; a new cluster of {@code line}'s Flink that
+         * recovers nothing itself.
+         */
+        void replaceFlinkWithFreshCluster(FlinkLine line);
 
         /** Uploads {@code jar} and runs lineflow's job from it; returns the job's id. */
         String submit(Path jar, List<String> args, int parallelism, String restoreFrom) throws IOException;
@@ -77,26 +81,45 @@ final class LocalBackend implements Backend {
         JM
     }
 
+    /** How long the rollback waits for the next line's first completed checkpoint. */
+    private static final Duration CHECKPOINT_ON_NEXT_LINE = Duration.ofMinutes(2);
+
     private final Cluster cluster;
-    private final Path jobJar;
+    /** This build's Flink line and its job jar. */
+    private final FlinkLine line;
+    /** The line a major upgrade goes to; null when it is not built (or this is the newest). */
+    private final FlinkLine nextLine;
+
     private final Path upgradeJar;
     private final List<String> args;
     private final Duration outage;
     private final Consumer<String> log;
     /** The job the drill watches: a full restart and an upgrade replace it. */
     private String jobId;
+    /** The line the cluster runs now: the next one after a major upgrade. */
+    private FlinkLine running;
     /** The job's parallelism now: 2 from the start, 4 after an upgrade; a full restart keeps it. */
     private int parallelism = 2;
 
     /**
+     * @param line the Flink line the cluster starts on, with lineflow's jar for it
+     * @param nextLine where {@link Fault#MAJOR_UPGRADE} goes; null if not built
      * @param upgradeJar the jar {@link Fault#UPGRADE} restores the savepoint with
      * @param outage how long {@link Fault#DB_OUTAGE} keeps PostgreSQL down, and a partition lasts
      *     (longer than the heartbeat timeout, so that both sides notice)
      */
     LocalBackend(
-            Cluster cluster, Path jobJar, Path upgradeJar, List<String> args, Duration outage, Consumer<String> log) {
+            Cluster cluster,
+            FlinkLine line,
+            FlinkLine nextLine,
+            Path upgradeJar,
+            List<String> args,
+            Duration outage,
+            Consumer<String> log) {
         this.cluster = cluster;
-        this.jobJar = jobJar;
+        this.line = line;
+        this.nextLine = nextLine;
+        this.running = line;
         this.upgradeJar = upgradeJar;
         this.args = args;
         this.outage = outage;
@@ -105,7 +128,7 @@ final class LocalBackend implements Backend {
 
     /** Submits the job at parallelism 2; returns its id. */
     String submit() throws IOException {
-        jobId = cluster.submit(jobJar, args, 2, null);
+        jobId = cluster.submit(line.jobJar(), args, 2, null);
         return jobId;
     }
 
@@ -141,12 +164,12 @@ final class LocalBackend implements Backend {
             }
             case FULL_RESTART -> {
                 String oldJob = jobId;
-                cluster.replaceFlinkWithFreshCluster();
+                cluster.replaceFlinkWithFreshCluster(running);
                 Path checkpoint =
                         latestCheckpoint(cluster.dir().resolve("checkpoints").resolve(oldJob));
                 // As a redeploy of the same spec would: at the parallelism the job ran with.
                 jobId = cluster.submit(
-                        jobJar, args, parallelism, checkpoint.toUri().toString());
+                        running.jobJar(), args, parallelism, checkpoint.toUri().toString());
                 log.accept("  fresh cluster; job " + jobId + " restored from " + checkpoint.getFileName());
                 yield null;
             }
@@ -163,6 +186,23 @@ final class LocalBackend implements Backend {
                 parallelism = 4;
                 jobId = cluster.submit(upgradeJar, args, parallelism, savepoint);
                 log.accept("  stopped with savepoint; job " + jobId + " restored from it at parallelism 4");
+                yield null;
+            }
+            case MAJOR_UPGRADE -> {
+                majorUpgrade();
+                yield null;
+            }
+            case MAJOR_ROLLBACK -> {
+                String kept = majorUpgrade();
+                Path checkpoints = cluster.dir().resolve("checkpoints").resolve(jobId);
+                if (!Await.until(CHECKPOINT_ON_NEXT_LINE, Duration.ofMillis(250), () -> hasCheckpoint(checkpoints))) {
+                    throw new IllegalStateException("Flink " + running.name() + "'s job " + jobId
+                            + " completed no checkpoint within " + CHECKPOINT_ON_NEXT_LINE.toSeconds()
+                            + " s: nothing of it to roll back");
+                }
+                restoreOn(line, kept);
+                log.accept("  Flink " + nextLine.name() + " checkpointed; rolled back to Flink " + line.name()
+                        + ", job " + jobId + " restored from the savepoint kept before the upgrade");
                 yield null;
             }
             case PG_KILL -> {
@@ -203,6 +243,40 @@ final class LocalBackend implements Backend {
                     SAVEPOINT_UPGRADE,
                     NODE_RESTART -> throw new IllegalArgumentException(fault.id + " is not a fault of the local drill");
         };
+    }
+
+    /**
+     * Stop-with-savepoint on this line, a fresh cluster of the next line, and lineflow's jar for it
+     * restored from the savepoint (canonical, the REST API's default: the format meant to cross
+     * versions, and RocksDB's own version changes with the line); returns the savepoint.
+     */
+    private String majorUpgrade() throws IOException {
+        if (nextLine == null) {
+            throw new IllegalStateException("the next Flink line after " + line.name()
+                    + " is not built: the drill's build makes it (drill/pom.xml, next-line-build),"
+                    + " and there is none after the newest line");
+        }
+        String savepoint = cluster.stopWithSavepoint(jobId);
+        restoreOn(nextLine, savepoint);
+        log.accept("  stopped with a savepoint on Flink " + line.name() + "; Flink " + nextLine.name()
+                + " in its place, job " + jobId + " restored from it");
+        return savepoint;
+    }
+
+    /** A fresh cluster of {@code target}'s Flink, and lineflow's jar for it restored from {@code savepoint}. */
+    private void restoreOn(FlinkLine target, String savepoint) throws IOException {
+        cluster.replaceFlinkWithFreshCluster(target);
+        running = target;
+        jobId = cluster.submit(target.jobJar(), args, parallelism, savepoint);
+    }
+
+    private static boolean hasCheckpoint(Path jobCheckpoints) {
+        try {
+            latestCheckpoint(jobCheckpoints);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** The newest retained checkpoint of a job: {@code chk-N} with the highest N and metadata. */

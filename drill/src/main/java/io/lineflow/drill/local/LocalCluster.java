@@ -108,7 +108,7 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
                 "postgres",
                 "--execution.checkpointing.interval",
                 checkpointInterval.toMillis() + " ms",
-                "--state.checkpoints.dir",
+                "--execution.checkpointing.dir",
                 dir.resolve("checkpoints").toUri().toString(),
                 "--lineflow.sink.batch-interval",
                 "200 ms");
@@ -272,9 +272,10 @@ final class LocalCluster implements LocalBackend.Cluster, AutoCloseable {
      * cluster id, so nothing is recovered from HA — only what the caller restores explicitly.
      */
     @Override
-    public void replaceFlinkWithFreshCluster() {
+    public void replaceFlinkWithFreshCluster(FlinkLine line) {
         flink.killAllAndForget();
         services.replaceZooKeeper(flink.generation());
+        flink.runFrom(line.classpath());
         flink.start();
     }
 

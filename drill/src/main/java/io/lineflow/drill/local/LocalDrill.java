@@ -8,6 +8,8 @@ import io.lineflow.drill.core.TableCheck;
 import io.lineflow.drill.core.Timeline;
 import io.lineflow.testing.DeterministicInput;
 
+import org.apache.flink.runtime.util.EnvironmentInformation;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -43,14 +45,15 @@ public final class LocalDrill {
         /** The repository root: scripts/, bin/ and manifests/ for the Kubernetes-HA scenario. */
         Path repo;
 
-        Path jobJar;
-        /** The jar the upgrade scenario restores the savepoint with: {@link #jobJar} unless given. */
+        /** This build's Flink line: what its JobManagers and TaskManagers run, and the job jar. */
+        FlinkLine line;
+        /** The line {@code major-upgrade} goes to, built beside this one; null when not built. */
+        FlinkLine nextLine;
+        /** The jar the upgrade scenario restores the savepoint with: this line's unless given. */
         Path upgradeJar;
 
         /** The drill's own classpath: its processes (Kafka, ZooKeeper, the services) run on it. */
         List<String> classpath;
-        /** A Flink distribution's lib/: what the JobManagers and TaskManagers run on. */
-        List<String> flinkClasspath;
 
         Path drillClasses;
     }
@@ -89,24 +92,37 @@ public final class LocalDrill {
     /** Paths the build passes in: the job jar, the classpath file, the drill's classes. */
     public static Settings settingsFromSystemProperties() throws IOException {
         Settings s = new Settings();
-        s.jobJar = Path.of(required("drill.job.jar"));
-        if (!Files.exists(s.jobJar)) {
-            throw new IllegalStateException("job jar " + s.jobJar + " not found: build it first (mvn -pl job package)");
-        }
-        // Another build's jar to upgrade to (e.g. from an older release's savepoint to this one).
-        s.upgradeJar = Path.of(System.getProperty("drill.upgrade.jar", s.jobJar.toString()));
-        if (!Files.exists(s.upgradeJar)) {
-            throw new IllegalStateException("upgrade jar " + s.upgradeJar + " not found");
-        }
+        Path jobJar = existing(Path.of(required("drill.job.jar")), "build it first (mvn -pl job package)");
         Path classpathFile = Path.of(required("drill.classpath.file"));
         s.classpath = readClasspath(classpathFile);
         // Written beside it by the same build (drill/pom.xml, execution flink-classpath).
-        s.flinkClasspath = readClasspath(classpathFile.resolveSibling("flink.classpath"));
+        s.line = new FlinkLine(
+                EnvironmentInformation.getVersion(),
+                readClasspath(classpathFile.resolveSibling("flink.classpath")),
+                jobJar);
+        String next = System.getProperty("drill.next-line", "");
+        if (!next.isEmpty()) {
+            // Built by drill/pom.xml's next-line-build, from this same tree.
+            s.nextLine = new FlinkLine(
+                    next,
+                    readClasspath(existing(
+                            Path.of(required("drill.next-line.classpath.file")), "the next line's build makes it")),
+                    existing(Path.of(required("drill.next-line.job.jar")), "the next line's build makes it"));
+        }
+        // Another build's jar to upgrade to (e.g. from an older release's savepoint to this one).
+        s.upgradeJar = existing(Path.of(System.getProperty("drill.upgrade.jar", jobJar.toString())), "");
         s.drillClasses = Path.of(required("drill.classes"));
         s.work = Path.of(System.getProperty("drill.work", "target/drill")).toAbsolutePath();
         s.repo =
                 Path.of(System.getProperty("drill.repo", "..")).toAbsolutePath().normalize();
         return s;
+    }
+
+    private static Path existing(Path file, String hint) {
+        if (!Files.exists(file)) {
+            throw new IllegalStateException(file + " not found" + (hint.isEmpty() ? "" : ": " + hint));
+        }
+        return file;
     }
 
     private static List<String> readClasspath(Path file) throws IOException {
@@ -134,7 +150,7 @@ public final class LocalDrill {
                         LocalCluster cluster = new LocalCluster(
                                 dir,
                                 settings.classpath,
-                                settings.flinkClasspath,
+                                settings.line.flinkClasspath(),
                                 settings.drillClasses,
                                 HA_NAMESPACE,
                                 k8s.namespaceForFlink(HA_NAMESPACE))) {
@@ -143,8 +159,8 @@ public final class LocalDrill {
                             "  HA ConfigMaps: " + k8s.configMaps(HA_NAMESPACE).replace('\n', ' '));
                 }
             } else {
-                try (LocalCluster cluster =
-                        new LocalCluster(dir, settings.classpath, settings.flinkClasspath, settings.drillClasses)) {
+                try (LocalCluster cluster = new LocalCluster(
+                        dir, settings.classpath, settings.line.flinkClasspath(), settings.drillClasses)) {
                     if (scenario.fault().id.startsWith("partition-")) {
                         cluster.enablePartitions();
                     }
@@ -168,7 +184,8 @@ public final class LocalDrill {
 
         List<String> args = new ArrayList<>(cluster.jobArgs(TOPIC, Duration.ofSeconds(1)));
         args.addAll(scenario.jobArgs());
-        LocalBackend backend = new LocalBackend(cluster, settings.jobJar, settings.upgradeJar, args, DB_OUTAGE, log);
+        LocalBackend backend =
+                new LocalBackend(cluster, settings.line, settings.nextLine, settings.upgradeJar, args, DB_OUTAGE, log);
         String jobId = backend.submit();
         if (!Await.until(
                 Duration.ofMinutes(2),

@@ -108,7 +108,7 @@ public final class LocalSoak {
                 options.faultIds(),
                 CHECKPOINT_INTERVAL.toSeconds());
         try (LocalCluster cluster =
-                new LocalCluster(dir, settings.classpath, settings.flinkClasspath, settings.drillClasses)) {
+                new LocalCluster(dir, settings.classpath, settings.line.flinkClasspath(), settings.drillClasses)) {
             if (options.faults().stream().anyMatch(f -> f.id.startsWith("partition-"))) {
                 cluster.enablePartitions();
             }
@@ -129,10 +129,10 @@ public final class LocalSoak {
                     GROUP,
                     "--state.backend.type",
                     "rocksdb",
-                    "--state.backend.incremental",
+                    "--execution.checkpointing.incremental",
                     "true"));
-            LocalBackend backend =
-                    new LocalBackend(cluster, settings.jobJar, settings.upgradeJar, args, OUTAGE, l -> log(l.strip()));
+            LocalBackend backend = new LocalBackend(
+                    cluster, settings.line, settings.nextLine, settings.upgradeJar, args, OUTAGE, l -> log(l.strip()));
             String jobId = backend.submit();
             Await.orFail(
                     Duration.ofMinutes(2),

@@ -2,6 +2,8 @@ package io.lineflow.drill.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lineflow.reconciler.observe.OperatorClient;
+
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -46,10 +48,48 @@ class NewerOperatorStatusTest {
         assertThat(flink.jobState()).isEqualTo("UNKNOWN");
     }
 
+    /**
+     * After the major upgrade the spec and the reconciled spec say {@code flinkVersion: v2_2},
+     * which the 1.10 API's enum lacks: read through the reconciler's client (as the drill's
+     * cluster client is made), the spec is read with that field null, and nothing fails.
+     */
+    @Test
+    void aDeploymentOnFlink22IsReadThroughTheReconcilersClient() throws IOException {
+        store("STABLE", "v2_2");
+        FlinkCluster flink = new FlinkCluster(OperatorClient.create(client.getConfiguration()), "lineflow", "operator");
+
+        assertThat(flink.lifecycle()).contains(ResourceLifecycleState.STABLE);
+        assertThat(flink.jobState()).isEqualTo("RUNNING");
+        assertThat(flink.reconciledSpec()).hasValueSatisfying(s -> {
+            assertThat(s.getImage()).isEqualTo("lineflow-job:e2e");
+            assertThat(s.getFlinkVersion()).isNull();
+            assertThat(s.getJob().getParallelism()).isEqualTo(2);
+        });
+        assertThat(flink.mainContainerEnvIndex("ENABLE_BUILT_IN_PLUGINS")).isEqualTo(1);
+    }
+
+    /** The negative control: with fabric8's default serialization that deployment cannot be read at all. */
+    @Test
+    void withoutTheReconcilersClientAFlink22DeploymentCannotBeRead() throws IOException {
+        store("STABLE", "v2_2");
+        FlinkCluster flink = new FlinkCluster(client, "lineflow", "operator");
+
+        // The whole object fails to read: the job's state is unknown, and an upgrade's wait for
+        // RUNNING would never end.
+        assertThat(flink.jobState()).isEqualTo("UNKNOWN");
+        assertThat(flink.status()).isEmpty();
+    }
+
     private void store(String lifecycle) throws IOException {
+        store(lifecycle, "v1_20");
+    }
+
+    private void store(String lifecycle, String flinkVersion) throws IOException {
         String json;
         try (InputStream in = getClass().getResourceAsStream("/operator-1.15/flinkdeployment-status-minimal.json")) {
-            json = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("LIFECYCLE", lifecycle);
+            json = new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                    .replace("LIFECYCLE", lifecycle)
+                    .replace("v1_20", flinkVersion);
         }
         GenericKubernetesResource raw =
                 client.getKubernetesSerialization().unmarshal(json, GenericKubernetesResource.class);

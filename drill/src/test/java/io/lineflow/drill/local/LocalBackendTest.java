@@ -11,6 +11,7 @@ import io.lineflow.flinkrest.JobDetails;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +22,8 @@ import java.util.Optional;
 /** Each fault of the local drill struck on a fake cluster that records what was done to it. */
 class LocalBackendTest {
     private static final Path JOB_JAR = Path.of("job.jar");
+    private static final FlinkLine LINE = new FlinkLine("1.20", List.of("flink-1.20.jar"), JOB_JAR);
+    private static final FlinkLine NEXT_LINE = new FlinkLine("2.2", List.of("flink-2.2.jar"), Path.of("job-2.2.jar"));
     private static final Path UPGRADE_JAR = Path.of("upgrade.jar");
     private static final List<String> ARGS = List.of("--lineflow.kafka.topic", "device-events");
 
@@ -60,8 +63,8 @@ class LocalBackendTest {
         }
 
         @Override
-        public void replaceFlinkWithFreshCluster() {
-            actions.add("fresh cluster");
+        public void replaceFlinkWithFreshCluster(FlinkLine line) {
+            actions.add("fresh cluster of Flink " + line.name());
         }
 
         @Override
@@ -147,7 +150,8 @@ class LocalBackendTest {
 
     /** The job submitted (job-1), then {@code fault} struck; returns what the cluster saw after the submission. */
     private List<String> strike(Fault fault) throws Exception {
-        LocalBackend backend = new LocalBackend(cluster, JOB_JAR, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+        LocalBackend backend =
+                new LocalBackend(cluster, LINE, NEXT_LINE, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
         assertThat(backend.submit()).isEqualTo("job-1");
         assertThat(backend.strike(fault))
                 .as("no local strike waits for the recovery")
@@ -177,7 +181,7 @@ class LocalBackendTest {
 
         assertThat(strike(Fault.FULL_RESTART))
                 .containsExactly(
-                        "fresh cluster",
+                        "fresh cluster of Flink 1.20",
                         "submit job.jar p2 from " + job.resolve("chk-10").toUri() + " as job-2");
     }
 
@@ -188,10 +192,72 @@ class LocalBackendTest {
                         "stop job-1 with savepoint", "submit upgrade.jar p4 from file:/savepoints/sp-1 as job-2");
     }
 
+    @Test
+    void majorUpgradeRestoresThisLinesSavepointOnTheNextLinesFlinkWithItsJar() throws Exception {
+        assertThat(strike(Fault.MAJOR_UPGRADE))
+                .containsExactly(
+                        "stop job-1 with savepoint",
+                        "fresh cluster of Flink 2.2",
+                        "submit job-2.2.jar p2 from file:/savepoints/sp-1 as job-2");
+        assertThat(log)
+                .containsExactly(
+                        "  stopped with a savepoint on Flink 1.20; Flink 2.2 in its place, job job-2 restored from it");
+    }
+
+    @Test
+    void majorRollbackWaitsForTheNextLinesCheckpointThenRestoresTheKeptSavepointOnThisLine() throws Exception {
+        completedCheckpoint("job-2", 3);
+
+        assertThat(strike(Fault.MAJOR_ROLLBACK))
+                .containsExactly(
+                        "stop job-1 with savepoint",
+                        "fresh cluster of Flink 2.2",
+                        "submit job-2.2.jar p2 from file:/savepoints/sp-1 as job-2",
+                        "fresh cluster of Flink 1.20",
+                        "submit job.jar p2 from file:/savepoints/sp-1 as job-3");
+    }
+
+    /** After a major upgrade a full restart restores on the line the cluster runs now. */
+    @Test
+    void aFullRestartAfterTheMajorUpgradeStaysOnTheNextLine() throws Exception {
+        LocalBackend backend =
+                new LocalBackend(cluster, LINE, NEXT_LINE, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+        backend.submit();
+        backend.strike(Fault.MAJOR_UPGRADE);
+        Path chk = completedCheckpoint("job-2", 1);
+
+        backend.strike(Fault.FULL_RESTART);
+
+        assertThat(cluster.actions.subList(cluster.actions.size() - 2, cluster.actions.size()))
+                .containsExactly(
+                        "fresh cluster of Flink 2.2", "submit job-2.2.jar p2 from " + chk.toUri() + " as job-3");
+    }
+
+    @Test
+    void withoutTheNextLineTheMajorUpgradeSaysWhereItIsBuilt() throws Exception {
+        LocalBackend backend =
+                new LocalBackend(cluster, LINE, null, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+        backend.submit();
+
+        assertThatThrownBy(() -> backend.strike(Fault.MAJOR_UPGRADE))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the next Flink line after 1.20 is not built")
+                .hasMessageContaining("next-line-build");
+        assertThat(cluster.actions).containsExactly("submit job.jar p2 from null as job-1");
+    }
+
+    private Path completedCheckpoint(String job, int n) throws IOException {
+        Path chk = dir.resolve("checkpoints").resolve(job).resolve("chk-" + n);
+        Files.createDirectories(chk);
+        Files.writeString(chk.resolve("_metadata"), "");
+        return chk;
+    }
+
     /** A soak strikes both: the full restart after an upgrade is the same job, at parallelism 4. */
     @Test
     void aFullRestartAfterTheUpgradeKeepsTheUpgradesParallelism() throws Exception {
-        LocalBackend backend = new LocalBackend(cluster, JOB_JAR, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+        LocalBackend backend =
+                new LocalBackend(cluster, LINE, NEXT_LINE, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
         backend.submit();
         backend.strike(Fault.UPGRADE);
         Path chk = dir.resolve("checkpoints").resolve("job-2").resolve("chk-1");
@@ -255,13 +321,14 @@ class LocalBackendTest {
     void everyLocalFaultIsStruckAndEveryOtherRefused() throws Exception {
         for (Fault fault : Fault.values()) {
             LocalBackend backend = new LocalBackend(
-                    new RecordingCluster(), JOB_JAR, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+                    new RecordingCluster(), LINE, NEXT_LINE, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
             backend.submit();
             if (fault.offeredOn(Backend.Kind.LOCAL)) {
                 if (fault == Fault.FULL_RESTART) {
-                    Path chk = dir.resolve("checkpoints").resolve("job-1").resolve("chk-1");
-                    Files.createDirectories(chk);
-                    Files.writeString(chk.resolve("_metadata"), "");
+                    completedCheckpoint("job-1", 1);
+                }
+                if (fault == Fault.MAJOR_ROLLBACK) {
+                    completedCheckpoint("job-2", 1);
                 }
                 backend.strike(fault);
             } else {

@@ -2,8 +2,7 @@ package io.lineflow.job.event;
 
 import io.lineflow.rules.event.DeviceEvent;
 
-import org.apache.flink.api.common.ExecutionConfig;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.serialization.SerializerConfig;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 import java.util.Objects;
@@ -14,7 +13,7 @@ import java.util.Objects;
  * names this type where events leave an operator ({@code LineflowPipeline}); {@code JobGraphTest}
  * checks that every stream of events uses it.
  */
-public final class DeviceEventTypeInfo extends TypeInformation<DeviceEvent> {
+public final class DeviceEventTypeInfo extends SerializerConfigTypeInfo<DeviceEvent> {
     private static final long serialVersionUID = 2L;
 
     private final String topic;
@@ -55,7 +54,7 @@ public final class DeviceEventTypeInfo extends TypeInformation<DeviceEvent> {
     }
 
     @Override
-    public TypeSerializer<DeviceEvent> createSerializer(ExecutionConfig config) {
+    public TypeSerializer<DeviceEvent> createSerializer(SerializerConfig config) {
         return new DeviceEventSerializer(topic);
     }
 

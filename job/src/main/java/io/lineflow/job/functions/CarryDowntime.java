@@ -2,12 +2,12 @@ package io.lineflow.job.functions;
 
 import io.lineflow.rules.Windows;
 
+import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -76,7 +76,7 @@ public class CarryDowntime extends KeyedProcessFunction<String, DeviceWindowStat
     }
 
     @Override
-    public void open(Configuration parameters) {
+    public void open(OpenContext openContext) {
         carry = getRuntimeContext().getState(new ValueStateDescriptor<>("carry", Carry.class));
         openAtStartByWindow =
                 getRuntimeContext().getMapState(new MapStateDescriptor<>("open-at-start", Types.LONG, Types.BOOLEAN));

@@ -7,10 +7,10 @@ import io.lineflow.rules.event.DeviceEventJson;
 import io.lineflow.rules.event.RejectReason;
 import io.lineflow.rules.event.RejectedEvent;
 
+import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.TimeDomain;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -75,7 +75,7 @@ public class CountDeviceWindows extends KeyedProcessFunction<String, DeviceEvent
     }
 
     @Override
-    public void open(Configuration parameters) {
+    public void open(OpenContext openContext) {
         windowByStart = getRuntimeContext()
                 .getMapState(
                         new MapStateDescriptor<>("window-by-start", Types.LONG, Types.POJO(WindowAccumulator.class)));

@@ -6,7 +6,6 @@ import io.lineflow.rules.event.RejectedEvent;
 
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.connector.jdbc.JdbcConnectionOptions;
@@ -42,7 +41,7 @@ import java.util.List;
  * from outside. This writer keeps its connection handling ({@link SimpleJdbcConnectionProvider})
  * and statement interface ({@link JdbcQueryStatement}).
  */
-public final class PostgresSink<T> implements Sink<T> {
+public final class PostgresSink<T> implements WriterSink<T> {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(PostgresSink.class);
 
@@ -82,16 +81,6 @@ public final class PostgresSink<T> implements Sink<T> {
             }
         }
         return false;
-    }
-
-    @Override
-    @SuppressWarnings("deprecation")
-    public SinkWriter<T> createWriter(Sink.InitContext context) {
-        ClassLoaderRelease.registerOn(context.getUserCodeClassLoader());
-        return new Writer(
-                context.getProcessingTimeService(),
-                context.metricGroup().counter("refusedRows"),
-                context.isObjectReuseEnabled() ? context.createInputSerializer() : null);
     }
 
     @Override

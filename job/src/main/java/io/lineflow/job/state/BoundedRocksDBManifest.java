@@ -5,7 +5,6 @@ import io.lineflow.settings.LineflowOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.contrib.streaming.state.ConfigurableRocksDBOptionsFactory;
-import org.apache.flink.contrib.streaming.state.RocksDBOptionsFactory;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
 
@@ -36,7 +35,7 @@ public final class BoundedRocksDBManifest implements ConfigurableRocksDBOptionsF
             LineflowOptions.ROCKSDB_MAX_MANIFEST_SIZE.defaultValue().getBytes();
 
     @Override
-    public RocksDBOptionsFactory configure(ReadableConfig configuration) {
+    public BoundedRocksDBManifest configure(ReadableConfig configuration) {
         MemorySize max = configuration.get(LineflowOptions.ROCKSDB_MAX_MANIFEST_SIZE);
         maxManifestBytes = max.getBytes();
         return this;

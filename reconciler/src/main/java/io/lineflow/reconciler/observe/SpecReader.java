@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
+import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
 import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
 import org.apache.flink.kubernetes.operator.api.spec.JobSpec;
 import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
@@ -90,8 +91,22 @@ public final class SpecReader {
         return new KubernetesStatus(
                 st.getJobStatus() == null ? null : st.getJobStatus().getState(),
                 st.getJobManagerDeploymentStatus(),
-                st.getLifecycleState(),
+                lifecycle(st),
                 st.getError());
+    }
+
+    /**
+     * The lifecycle state as the operator API of this build derives it, or null ("not reported")
+     * when it cannot: it reads the last reconciled spec with a reader of its own, which fails on
+     * what a newer operator accepts, such as {@code flinkVersion: v2_2}. The state is a detail of
+     * the findings, never their cause, so a deployment on Flink 2.2 is judged as any other.
+     */
+    static ResourceLifecycleState lifecycle(FlinkDeploymentStatus status) {
+        try {
+            return status.getLifecycleState();
+        } catch (RuntimeException unreadableSpec) {
+            return null;
+        }
     }
 
     /**

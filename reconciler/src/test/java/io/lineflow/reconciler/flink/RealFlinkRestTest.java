@@ -38,7 +38,7 @@ import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -237,7 +237,7 @@ class RealFlinkRestTest {
         var mapped = slow
                 ? src.map(new SlowSnapshot()).name("parse").uid("parse")
                 : src.map(v -> v).name("parse").uid("parse");
-        mapped.addSink(new DiscardingSink<>()).name("sink").uid("sink");
+        mapped.sinkTo(new DiscardingSink<>()).name("sink").uid("sink");
         return env.getStreamGraph().getJobGraph();
     }
 

@@ -3,6 +3,7 @@ package io.lineflow.reconciler.observe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lineflow.reconciler.model.KubernetesStatus;
 import io.lineflow.reconciler.model.SpecObservation;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -76,6 +77,32 @@ class NewerOperatorFieldsTest {
                 .containsEntry("high-availability.type", "kubernetes")
                 .containsEntry("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION")
                 .doesNotContainKey("state");
+    }
+
+    /**
+     * A deployment on Flink 2.2, as operator 1.15 reports it after the major upgrade: the spec and
+     * the last reconciled spec name {@code flinkVersion: v2_2}, which the 1.10 API lacks. The
+     * reconciler reads its status (the lifecycle state as not reported) instead of failing on it,
+     * which it did in the e2e drill's first major upgrade ("Could not deserialize spec").
+     */
+    @Test
+    void theStatusOfADeploymentOnFlink22IsReadWithItsLifecycleNotReported() {
+        String onFlink22 = fixture(FIXTURE)
+                .replace("flinkVersion: v1_20", "flinkVersion: v2_2")
+                .replace(
+                        "\n  observedGeneration: 1\n",
+                        "\n  observedGeneration: 1\n  reconciliationStatus:\n    state: DEPLOYED\n"
+                                + "    lastReconciledSpec: '{\"spec\":{\"flinkVersion\":\"v2_2\",\"image\":\"lineflow-job:2.2\"},"
+                                + "\"resource_metadata\":{\"apiVersion\":\"flink.apache.org/v1beta1\",\"firstDeployment\":false}}'\n");
+        FlinkDeployment fd = OperatorClient.serialization().unmarshal(onFlink22, FlinkDeployment.class);
+
+        assertThat(fd.getSpec().getFlinkVersion()).isNull();
+        // The negative control: the 1.10 API's own getter derives the state from that spec, and fails.
+        assertThatThrownBy(() -> fd.getStatus().getLifecycleState()).hasStackTraceContaining("v2_2");
+        KubernetesStatus status = SpecReader.status(fd);
+        assertThat(status.lifecycleState()).isNull();
+        assertThat(status.jobState()).isEqualTo(JobStatus.RUNNING);
+        assertThat(status.jobManagerDeploymentStatus()).isEqualTo(JobManagerDeploymentStatus.READY);
     }
 
     @Test
