@@ -72,11 +72,7 @@ final class FlinkCluster {
     private static final int REST_PORT = 8081;
     private final FlinkRest rest = new FlinkRest(Duration.ofSeconds(5));
     private static final Pattern ADDRESS = Pattern.compile("(\\d{1,3}(?:\\.\\d{1,3}){3})");
-
-    private final KubernetesClient client;
-    private final String namespace;
-    private final String operatorNamespace;
-    private final Function<String, URI> restAt;
+    /** FlinkDeployments read as plain objects: what the operator wrote, whatever this API knows. */
     private static final ResourceDefinitionContext FLINK_DEPLOYMENTS = new ResourceDefinitionContext.Builder()
             .withGroup("flink.apache.org")
             .withVersion("v1beta1")
@@ -85,6 +81,10 @@ final class FlinkCluster {
             .withNamespaced(true)
             .build();
 
+    private final KubernetesClient client;
+    private final String namespace;
+    private final String operatorNamespace;
+    private final Function<String, URI> restAt;
     /** The FlinkDeployment this reads: {@value #NAME}, or another ({@link #deployment}). */
     private final String name;
 

@@ -59,9 +59,10 @@ final class KubernetesBackend implements Backend {
         static final Release E2E = new Release("major-rollback", "lineflow-job:e2e", 2, "last-state");
     }
 
-    /** The next Flink line's {@code flinkVersion}, and the S3 plugin its image carries in {@code opt/}. */
+    /** The next Flink line's {@code flinkVersion}. */
     static final String NEXT_FLINK_VERSION = "v2_2";
 
+    /** The S3 plugin the next line's image carries in {@code opt/}, for {@code ENABLE_BUILT_IN_PLUGINS}. */
     static final String NEXT_S3_PLUGIN = "flink-s3-fs-hadoop-2.2.0.jar";
 
     private static final Duration POLL = Duration.ofSeconds(2);

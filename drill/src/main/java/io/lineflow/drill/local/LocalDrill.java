@@ -100,14 +100,13 @@ public final class LocalDrill {
                 EnvironmentInformation.getVersion(),
                 readClasspath(classpathFile.resolveSibling("flink.classpath")),
                 jobJar);
+        // Built by drill/pom.xml's next-line-build, from this same tree; without it (skipped, or
+        // on the newest line) only the faults that change the line cannot run, and they say so.
         String next = System.getProperty("drill.next-line", "");
-        if (!next.isEmpty()) {
-            // Built by drill/pom.xml's next-line-build, from this same tree.
-            s.nextLine = new FlinkLine(
-                    next,
-                    readClasspath(existing(
-                            Path.of(required("drill.next-line.classpath.file")), "the next line's build makes it")),
-                    existing(Path.of(required("drill.next-line.job.jar")), "the next line's build makes it"));
+        Path nextClasspath = Path.of(System.getProperty("drill.next-line.classpath.file", ""));
+        Path nextJar = Path.of(System.getProperty("drill.next-line.job.jar", ""));
+        if (!next.isEmpty() && Files.isRegularFile(nextClasspath) && Files.isRegularFile(nextJar)) {
+            s.nextLine = new FlinkLine(next, readClasspath(nextClasspath), nextJar);
         }
         // Another build's jar to upgrade to (e.g. from an older release's savepoint to this one).
         s.upgradeJar = existing(Path.of(System.getProperty("drill.upgrade.jar", jobJar.toString())), "");
