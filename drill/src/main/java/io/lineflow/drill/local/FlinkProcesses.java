@@ -199,7 +199,7 @@ final class FlinkProcesses implements AutoCloseable {
     }
 
     /** {@code value} as a YAML double-quoted scalar, which is a JSON string. */
-    static String yamlString(String value) {
+    private static String yamlString(String value) {
         return "\"" + new String(JsonStringEncoder.getInstance().quoteAsString(value)) + "\"";
     }
 

@@ -150,8 +150,7 @@ class LocalBackendTest {
 
     /** The job submitted (job-1), then {@code fault} struck; returns what the cluster saw after the submission. */
     private List<String> strike(Fault fault) throws Exception {
-        LocalBackend backend =
-                new LocalBackend(cluster, LINE, NEXT_LINE, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+        LocalBackend backend = backend(cluster, NEXT_LINE);
         assertThat(backend.submit()).isEqualTo("job-1");
         assertThat(backend.strike(fault))
                 .as("no local strike waits for the recovery")
@@ -172,17 +171,13 @@ class LocalBackendTest {
 
     @Test
     void fullRestartRestoresTheNewestCompletedCheckpointOnAFreshCluster() throws Exception {
-        Path job = dir.resolve("checkpoints").resolve("job-1");
-        Files.createDirectories(job.resolve("chk-2"));
-        Files.createFile(job.resolve("chk-2").resolve("_metadata"));
-        Files.createDirectories(job.resolve("chk-10"));
-        Files.createFile(job.resolve("chk-10").resolve("_metadata"));
-        Files.createDirectories(job.resolve("chk-11")); // still being written: no metadata yet
+        completedCheckpoint("job-1", 2);
+        Path newest = completedCheckpoint("job-1", 10);
+        Files.createDirectories(newest.resolveSibling("chk-11")); // still being written: no metadata yet
 
         assertThat(strike(Fault.FULL_RESTART))
                 .containsExactly(
-                        "fresh cluster of Flink 1.20",
-                        "submit job.jar p2 from " + job.resolve("chk-10").toUri() + " as job-2");
+                        "fresh cluster of Flink 1.20", "submit job.jar p2 from " + newest.toUri() + " as job-2");
     }
 
     @Test
@@ -220,8 +215,7 @@ class LocalBackendTest {
     /** After a major upgrade a full restart restores on the line the cluster runs now. */
     @Test
     void aFullRestartAfterTheMajorUpgradeStaysOnTheNextLine() throws Exception {
-        LocalBackend backend =
-                new LocalBackend(cluster, LINE, NEXT_LINE, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+        LocalBackend backend = backend(cluster, NEXT_LINE);
         backend.submit();
         backend.strike(Fault.MAJOR_UPGRADE);
         Path chk = completedCheckpoint("job-2", 1);
@@ -235,8 +229,7 @@ class LocalBackendTest {
 
     @Test
     void withoutTheNextLineTheMajorUpgradeSaysWhereItIsBuilt() throws Exception {
-        LocalBackend backend =
-                new LocalBackend(cluster, LINE, null, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+        LocalBackend backend = backend(cluster, null);
         backend.submit();
 
         assertThatThrownBy(() -> backend.strike(Fault.MAJOR_UPGRADE))
@@ -246,6 +239,12 @@ class LocalBackendTest {
         assertThat(cluster.actions).containsExactly("submit job.jar p2 from null as job-1");
     }
 
+    /** A backend on {@code cluster} that starts on Flink 1.20 and goes to {@code next} (none if null). */
+    private LocalBackend backend(LocalBackend.Cluster on, FlinkLine next) {
+        return new LocalBackend(on, LINE, next, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+    }
+
+    /** A retained checkpoint {@code chk-n} of {@code job}, metadata written. */
     private Path completedCheckpoint(String job, int n) throws IOException {
         Path chk = dir.resolve("checkpoints").resolve(job).resolve("chk-" + n);
         Files.createDirectories(chk);
@@ -256,13 +255,10 @@ class LocalBackendTest {
     /** A soak strikes both: the full restart after an upgrade is the same job, at parallelism 4. */
     @Test
     void aFullRestartAfterTheUpgradeKeepsTheUpgradesParallelism() throws Exception {
-        LocalBackend backend =
-                new LocalBackend(cluster, LINE, NEXT_LINE, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+        LocalBackend backend = backend(cluster, NEXT_LINE);
         backend.submit();
         backend.strike(Fault.UPGRADE);
-        Path chk = dir.resolve("checkpoints").resolve("job-2").resolve("chk-1");
-        Files.createDirectories(chk);
-        Files.createFile(chk.resolve("_metadata"));
+        Path chk = completedCheckpoint("job-2", 1);
 
         backend.strike(Fault.FULL_RESTART);
 
@@ -320,8 +316,7 @@ class LocalBackendTest {
     @Test
     void everyLocalFaultIsStruckAndEveryOtherRefused() throws Exception {
         for (Fault fault : Fault.values()) {
-            LocalBackend backend = new LocalBackend(
-                    new RecordingCluster(), LINE, NEXT_LINE, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+            LocalBackend backend = backend(new RecordingCluster(), NEXT_LINE);
             backend.submit();
             if (fault.offeredOn(Backend.Kind.LOCAL)) {
                 if (fault == Fault.FULL_RESTART) {
