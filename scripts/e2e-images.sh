@@ -13,7 +13,10 @@
 #   lineflow/flink-standin:2.2.0-java17    the same stand-in at Flink 2.2.0 (the root POM's flink-2.2
 #                                          profile): the base of the job image on the next Flink line
 #   lineflow-job:e2e-flink-2.2             the job image built for Flink 2.2 (-Dflink.line=2.2) on
-#                                          that stand-in, for the drill's flink-major-upgrade
+#                                          that stand-in: the drill's major-upgrade goes to it, and
+#                                          the e2e drill on 2.2 (E2E_FLINK_LINE=2.2) runs it
+#   lineflow-job:e2e-flink-2.2-next        its next release (as e2e-next below), built only when
+#                                          E2E_FLINK_LINE=2.2: the upgrades of the drill on 2.2
 #   lineflow/flink-standin:1.16.3-java17   the same stand-in at Flink 1.16.3, without plugins (Maven
 #                                          Central serves neither the Prometheus reporter nor the S3
 #                                          file system at 1.16.3): the base of the incident's image
@@ -86,6 +89,8 @@ INCIDENT_FLINK_TAR="$IMAGES/flink-standin-$INCIDENT_FLINK_VERSION.tar"
 NEXT_FLINK_TAR="$IMAGES/flink-standin-$NEXT_FLINK_VERSION.tar"
 JOB_NEXT_LINE_IMAGE="lineflow-job:e2e-flink-2.2"
 JOB_NEXT_LINE_TAR="$IMAGES/lineflow-job-flink-2.2.tar"
+JOB_NEXT_LINE_NEXT_IMAGE="lineflow-job:e2e-flink-2.2-next"
+JOB_NEXT_LINE_NEXT_TAR="$IMAGES/lineflow-job-flink-2.2-next.tar"
 INCIDENT_TAR="$IMAGES/lineflow-incident-beam.tar"
 OPERATOR_TAR="$IMAGES/flink-kubernetes-operator-$OPERATOR_VERSION.tar"
 JOB_TAR="$IMAGES/lineflow-job.tar"
@@ -399,21 +404,24 @@ job_image() {
 
 # The next release: a copy of the build with the patch applied, built the same way. The patch
 # must apply: a next release that silently equals this one would prove nothing about upgrades.
+# Arguments: the image and tar to write, the image it is the next release of (its tar, whose key
+# holds the job's sources), the base image tar, and Maven options of that line (none for 1.20).
 job_next_image() {
-  local start=$SECONDS key src="$CACHE/work/job-next"
-  key="$( (cat "$JOB_TAR.key" "$NEXT_PATCH") | sha)"
-  if [[ -s "$JOB_NEXT_TAR" && "$(cat "$JOB_NEXT_TAR.key" 2>/dev/null)" == "$key" ]]; then
-    log "$JOB_NEXT_IMAGE is up to date: $JOB_NEXT_TAR"; return 0
+  local image="$1" tar="$2" of="$3" base="$4" line_opts="${5:-}" start=$SECONDS key mvn_cmd
+  local src="$CACHE/work/job-next" log_file="$CACHE/work/$(basename "$tar" .tar)-image.log"
+  key="$( (cat "$of.key" "$NEXT_PATCH") | sha)"
+  if [[ -s "$tar" && "$(cat "$tar.key" 2>/dev/null)" == "$key" ]]; then
+    log "$image is up to date: $tar"; return 0
   fi
   rm -rf "$src" && mkdir -p "$src"
   tar -C "$ROOT" --exclude=./.git --exclude=./.cache --exclude=target -cf - . | tar -C "$src" -xf -
   patch -s -p1 -d "$src" < "$NEXT_PATCH" || die "$NEXT_PATCH does not apply to this release's job"
-  BASE_IMAGE="tar://$FLINK_TAR" MVN="${MVN[*]}" "$src/scripts/image.sh" tar "$JOB_NEXT_IMAGE" "$JOB_NEXT_TAR" \
-      >"$CACHE/work/job-next-image.log" 2>&1 \
-    || { tail -30 "$CACHE/work/job-next-image.log" >&2; die "next-release image build failed, log: $CACHE/work/job-next-image.log"; }
+  mvn_cmd="${MVN[*]}${line_opts:+ $line_opts}"
+  BASE_IMAGE="tar://$base" MVN="$mvn_cmd" "$src/scripts/image.sh" tar "$image" "$tar" >"$log_file" 2>&1 \
+    || { tail -30 "$log_file" >&2; die "next-release image build failed, log: $log_file"; }
   rm -rf "$src"
-  echo "$key" > "$JOB_NEXT_TAR.key"
-  log "wrote $JOB_NEXT_IMAGE to $JOB_NEXT_TAR in $((SECONDS - start)) s"
+  echo "$key" > "$tar.key"
+  log "wrote $image to $tar in $((SECONDS - start)) s"
 }
 
 # The job built for the next Flink line (-Dflink.line=2.2: its own build folders) on that line's
@@ -490,8 +498,12 @@ build_all() {
   operator_build
   operator_image
   job_image
-  job_next_image
+  job_next_image "$JOB_NEXT_IMAGE" "$JOB_NEXT_TAR" "$JOB_TAR" "$FLINK_TAR"
   job_next_line_image
+  # The e2e drill on Flink 2.2 (E2E_FLINK_LINE=2.2) upgrades to the next release built for 2.2.
+  if [[ "${E2E_FLINK_LINE:-}" == 2.2 ]]; then
+    job_next_image "$JOB_NEXT_LINE_NEXT_IMAGE" "$JOB_NEXT_LINE_NEXT_TAR" "$JOB_NEXT_LINE_TAR" "$NEXT_FLINK_TAR" -Dflink.line=2.2
+  fi
   incident_image
   reconciler_image
   log "all images in $((SECONDS - start)) s"
@@ -507,7 +519,9 @@ case "${1:-}" in
     command -v ctr >/dev/null || die "ctr (containerd) is not installed"
     [[ -S "$sock" ]] || die "$sock is not a socket (is containerd running?)"
     build_all
-    for t in "$FLINK_TAR" "$OPERATOR_TAR" "$JOB_TAR" "$JOB_NEXT_TAR" "$JOB_NEXT_LINE_TAR" "$INCIDENT_TAR" "$RECONCILER_TAR"; do
+    tars=("$FLINK_TAR" "$OPERATOR_TAR" "$JOB_TAR" "$JOB_NEXT_TAR" "$JOB_NEXT_LINE_TAR" "$INCIDENT_TAR" "$RECONCILER_TAR")
+    [[ "${E2E_FLINK_LINE:-}" != 2.2 ]] || tars+=("$JOB_NEXT_LINE_NEXT_TAR")
+    for t in "${tars[@]}"; do
       s=$SECONDS
       ctr --address "$sock" -n "$ns" images import "$t" >/dev/null || die "ctr import of $t failed"
       log "imported $t into $sock ($ns) in $((SECONDS - s)) s"
@@ -518,6 +532,7 @@ case "${1:-}" in
       "$FLINK_IMAGE" "$FLINK_TAR" "$OPERATOR_IMAGE" "$OPERATOR_TAR" "$JOB_IMAGE" "$JOB_TAR"
     printf 'JOB_NEXT_IMAGE=%s\nJOB_NEXT_TAR=%s\n' "$JOB_NEXT_IMAGE" "$JOB_NEXT_TAR"
     printf 'JOB_NEXT_LINE_IMAGE=%s\nJOB_NEXT_LINE_TAR=%s\n' "$JOB_NEXT_LINE_IMAGE" "$JOB_NEXT_LINE_TAR"
+    printf 'JOB_NEXT_LINE_NEXT_IMAGE=%s\nJOB_NEXT_LINE_NEXT_TAR=%s\n' "$JOB_NEXT_LINE_NEXT_IMAGE" "$JOB_NEXT_LINE_NEXT_TAR"
     printf 'INCIDENT_IMAGE=%s\nINCIDENT_TAR=%s\n' "$INCIDENT_IMAGE" "$INCIDENT_TAR"
     printf 'JRE_IMAGE=%s\nJRE_TAR=%s\nRECONCILER_IMAGE=%s\nRECONCILER_TAR=%s\n' \
       "$JRE_IMAGE" "$JRE_TAR" "$RECONCILER_IMAGE" "$RECONCILER_TAR" ;;

@@ -9,7 +9,8 @@
 #   services    real Kafka, PostgreSQL and an S3 server (S3Proxy) on the host, on the node's
 #               bridge address; Prometheus and the Alertmanager on loopback, scraping what the
 #               deployed PodMonitors select and evaluating the deployed PrometheusRule
-#   deploy      `make deploy ENV=e2e` exactly as a user runs it (schema migration Job included)
+#   deploy      `make deploy ENV=e2e` (or e2e-flink-2.2) exactly as a user runs it (schema
+#               migration Job included)
 #   running     until the operator reports the JobManager READY and the job RUNNING
 #   verify      the drill's scenarios (E2E_SCENARIOS, default `steady`), each with the drill's
 #               deterministic input, a fault halfway through it, the table exact cell by cell
@@ -22,6 +23,9 @@
 # E2E_SCENARIOS: the drill's scenarios, comma-separated (`make e2e-drill` runs `all`), e.g.
 #   "steady,jm-pod-delete"; the list is in docs/e2e.md and drill/src/main/java/io/lineflow/drill/core/Fault.java.
 # E2E_ARGS: extra options of the verifier (KubernetesE2e verify), e.g. "--time-per-window 3s".
+# E2E_FLINK_LINE: 1.20 (default) deploys overlay e2e; 2.2 deploys overlay e2e-flink-2.2 (the
+#   flink-2.2 component and the job image built for 2.2), and its upgrades go to the next release
+#   built for 2.2. The drill leaves out what needs an older line (docs/flink-lines.md).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -45,6 +49,13 @@ TIMINGS="$RUN/timings.txt"
 : > "$TIMINGS"
 # A failed run says FAILED, not lib.sh's ERROR.
 die() { log "FAILED: $*"; exit 1; }
+export E2E_FLINK_LINE="${E2E_FLINK_LINE:-1.20}"
+case "$E2E_FLINK_LINE" in
+  1.20) OVERLAY=e2e JOB_TAG=e2e ;;
+  2.2) OVERLAY=e2e-flink-2.2 JOB_TAG=e2e-flink-2.2 ;;
+  *) die "E2E_FLINK_LINE='$E2E_FLINK_LINE': allowed are 1.20 and 2.2" ;;
+esac
+NEXT_TAG="$JOB_TAG-next"
 
 phase_start=0
 phase() {
@@ -94,17 +105,26 @@ phase images
 phase operator
 # The scenario operator-upgrade (named, or in `all`/`faults`) starts on the release an upgrade
 # comes from (chart.env's OPERATOR_UPGRADE_FROM) and upgrades to chart.env's own in the drill.
+# That release (1.10.0) knows flinkVersion only up to v1_20: on 2.2, `all` and `faults` leave the
+# scenario out (as the drill does), and naming it is refused here, before anything is installed.
 UPGRADE_FROM="$(sed -n 's/^OPERATOR_UPGRADE_FROM=//p' operator-config/chart.env)"
+from_old_operator=false
 case ",${E2E_SCENARIOS// /}," in
-  *,operator-upgrade,* | *,all,* | *,faults,*)
-    [[ -n "$UPGRADE_FROM" ]] || die "operator-upgrade needs OPERATOR_UPGRADE_FROM in operator-config/chart.env"
-    "$MAKE" --no-print-directory operator-image OPERATOR_CHART_VERSION="$UPGRADE_FROM"
-    from_tar="$(OPERATOR_CHART_VERSION="$UPGRADE_FROM" scripts/e2e-images.sh env | sed -n 's/^OPERATOR_TAR=//p')"
-    ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$from_tar" >/dev/null
-    log "operator-upgrade: installing the operator $UPGRADE_FROM first"
-    "$MAKE" --no-print-directory operator-install ENV=e2e OPERATOR_CHART_VERSION="$UPGRADE_FROM" ;;
-  *) "$MAKE" --no-print-directory operator-install ENV=e2e ;;
+  *,operator-upgrade,*)
+    [[ "$E2E_FLINK_LINE" == 1.20 ]] || die "operator-upgrade cannot run on Flink $E2E_FLINK_LINE: operator $UPGRADE_FROM knows flinkVersion only up to v1_20"
+    from_old_operator=true ;;
+  *,all,* | *,faults,*) [[ "$E2E_FLINK_LINE" != 1.20 ]] || from_old_operator=true ;;
 esac
+if [[ "$from_old_operator" == true ]]; then
+  [[ -n "$UPGRADE_FROM" ]] || die "operator-upgrade needs OPERATOR_UPGRADE_FROM in operator-config/chart.env"
+  "$MAKE" --no-print-directory operator-image OPERATOR_CHART_VERSION="$UPGRADE_FROM"
+  from_tar="$(OPERATOR_CHART_VERSION="$UPGRADE_FROM" scripts/e2e-images.sh env | sed -n 's/^OPERATOR_TAR=//p')"
+  ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$from_tar" >/dev/null
+  log "operator-upgrade: installing the operator $UPGRADE_FROM first"
+  "$MAKE" --no-print-directory operator-install ENV=e2e OPERATOR_CHART_VERSION="$UPGRADE_FROM"
+else
+  "$MAKE" --no-print-directory operator-install ENV=e2e
+fi
 
 # --- Kafka, PostgreSQL and S3 on the host ----------------------------------------------------------
 phase services
@@ -144,7 +164,7 @@ phase deploy
 # deleting the namespace would take that Role away (and, with a FlinkDeployment still in it,
 # hang in Terminating because the operator may no longer finish its finalizer: seen here).
 undeploy_all() {
-  "$MAKE" --no-print-directory undeploy ENV=e2e KUBECTL="${KUBECTL[0]}" >/dev/null
+  "$MAKE" --no-print-directory undeploy ENV="$OVERLAY" NAMESPACE="$NS" KUBECTL="${KUBECTL[0]}" >/dev/null
   "${KUBECTL[@]}" -n "$NS" delete configmap lineflow-lineflow-health --ignore-not-found >/dev/null
   await 300 "undeploy to leave nothing of lineflow in $NS" nothing_left
   "${KUBECTL[@]}" -n "$NS" delete secret lineflow-db lineflow-s3 --ignore-not-found >/dev/null
@@ -168,7 +188,7 @@ fi
 "${KUBECTL[@]}" apply -f k8s-it/src/test/resources/crds/ >/dev/null
 "${KUBECTL[@]}" wait --for=condition=Established --timeout=60s \
   crd/podmonitors.monitoring.coreos.com crd/prometheusrules.monitoring.coreos.com >/dev/null
-"$MAKE" --no-print-directory deploy ENV=e2e KUBECTL="${KUBECTL[0]}"
+"$MAKE" --no-print-directory deploy ENV="$OVERLAY" NAMESPACE="$NS" KUBECTL="${KUBECTL[0]}"
 
 phase running
 fd_status() {
@@ -188,23 +208,24 @@ log "operator status: $(fd_status)"
 
 # --- the checks -------------------------------------------------------------------------------------
 phase verify
-# The upgrade scenarios roll out the job's next release (lineflow-job:e2e-next: this build plus
-# images/job-next/next-release.patch, one more figure in the window state) under new tags, as a
-# registry would serve them. It must be another image, or the upgrades would prove nothing.
+# The upgrade scenarios roll out the job's next release (lineflow-job:e2e-next, or :e2e-flink-2.2-next
+# on 2.2: this build plus images/job-next/next-release.patch, one more figure in the window state)
+# under new tags, as a registry would serve them. It must be another image, or the upgrades would
+# prove nothing.
 images="$(ctr --address "$CONTAINERD_SOCK" -n k8s.io images ls)"
 digest() { awk -v suffix="/lineflow-job:$1" 'substr($1, length($1) - length(suffix) + 1) == suffix { print $3; exit }' <<< "$images"; }
-next_image="$(awk '$1 ~ /\/lineflow-job:e2e-next$/ { print $1; exit }' <<< "$images")"
-[[ -n "$next_image" && -n "$(digest e2e)" ]] || die "lineflow-job:e2e and :e2e-next must both be in the node's containerd"
-[[ "$(digest e2e)" != "$(digest e2e-next)" ]] || die "lineflow-job:e2e-next is the same image as :e2e"
+next_image="$(awk -v suffix="/lineflow-job:$NEXT_TAG" 'substr($1, length($1) - length(suffix) + 1) == suffix { print $1; exit }' <<< "$images")"
+[[ -n "$next_image" && -n "$(digest "$JOB_TAG")" ]] || die "lineflow-job:$JOB_TAG and :$NEXT_TAG must both be in the node's containerd"
+[[ "$(digest "$JOB_TAG")" != "$(digest "$NEXT_TAG")" ]] || die "lineflow-job:$NEXT_TAG is the same image as :$JOB_TAG"
 for tag in e2e-upgrade-1 e2e-upgrade-2; do
-  ctr --address "$CONTAINERD_SOCK" -n k8s.io images tag --force "$next_image" "${next_image%:e2e-next}:$tag" >/dev/null
+  ctr --address "$CONTAINERD_SOCK" -n k8s.io images tag --force "$next_image" "${next_image%:"$NEXT_TAG"}:$tag" >/dev/null
 done
 # E2E_ARGS is split into the verifier's options.
 # shellcheck disable=SC2086
 java -cp "$DRILL_CP" io.lineflow.drill.KubernetesE2e verify \
   --bootstrap "$BRIDGE_IP:$KAFKA_PORT" --jdbc-url "jdbc:postgresql://$BRIDGE_IP:$PG_PORT/lineflow" \
   --namespace "$NS" --operator-namespace "$OPERATOR_NS" --kubectl "${KUBECTL[0]}" \
-  --overlay "$ROOT/kustomize/overlays/e2e" --work "$RUN" --services "http://127.0.0.1:$CONTROL_PORT" \
+  --overlay "$ROOT/kustomize/overlays/$OVERLAY" --work "$RUN" --services "http://127.0.0.1:$CONTROL_PORT" \
   --cluster-script "$ROOT/scripts/e2e-cluster.sh" --containerd-socket "$CONTAINERD_SOCK" --scenarios "$E2E_SCENARIOS" --report "$RUN/report" \
   --prometheus "http://127.0.0.1:$PROMETHEUS_PORT" --alertmanager "http://127.0.0.1:$ALERTMANAGER_PORT" \
   --dashboard "$ROOT/manifests/monitoring/dashboards/lineflow.json" \
@@ -234,7 +255,7 @@ log "$nonroot containers of $NS and $OPERATOR_NS checked: none runs as root"
 # --- leave nothing behind -------------------------------------------------------------------------
 phase undeploy
 if [[ "${E2E_KEEP:-0}" = 1 ]]; then
-  log "E2E_KEEP=1: the deployment stays; make undeploy ENV=e2e removes it"
+  log "E2E_KEEP=1: the deployment stays; make undeploy ENV=$OVERLAY NAMESPACE=$NS removes it"
 else
   undeploy_all
   log "nothing of lineflow left in $NS (only the operator's own RBAC)"

@@ -53,8 +53,8 @@ class DriftGuardTest {
             new Environment(FLINK, "/spec/job/parallelism", "a 2-core node"),
             new Environment(
                     FLINK, CONF + "execution.checkpointing.interval", "several checkpoints within a drill scenario"),
-            new Environment(FLINK, CONF + "state.checkpoints.dir", "the bucket"),
-            new Environment(FLINK, CONF + "state.savepoints.dir", "the bucket"),
+            new Environment(FLINK, CONF + "execution.checkpointing.dir", "the bucket"),
+            new Environment(FLINK, CONF + "execution.checkpointing.savepoint-dir", "the bucket"),
             new Environment(FLINK, CONF + "high-availability.storageDir", "the bucket"),
             new Environment(FLINK, CONF + "s3.endpoint", "the S3 server's address"),
             new Environment(FLINK, CONF + "s3.path.style.access", "an S3 server without bucket host names"),
@@ -135,18 +135,56 @@ class DriftGuardTest {
         conf.put("state.backend.local-recovery", "true");
         ObjectNode e2eConf = (ObjectNode) e2e.one("FlinkDeployment").at("/spec/flinkConfiguration");
         e2eConf.put("heartbeat.timeout", "5 s");
-        e2eConf.put("state.checkpoints.dir", "s3://elsewhere/checkpoints");
+        e2eConf.put("execution.checkpointing.dir", "s3://elsewhere/checkpoints");
 
         assertThat(drift(prod, e2e))
                 .containsOnlyKeys(
                         FLINK + " " + CONF + "state.backend.local-recovery", FLINK + " " + CONF + "heartbeat.timeout");
     }
 
+    /**
+     * What the Flink line changes (kustomize/components/flink-2.2 and the job image built for it):
+     * all that may differ between the e2e overlay on 1.20 and the one on 2.2.
+     */
+    static final List<Environment> FLINK_LINE = List.of(
+            new Environment(FLINK, "/spec/flinkVersion", "the line"),
+            new Environment(FLINK, "/spec/image", "the job built for the line"),
+            new Environment(
+                    "Job/lineflow-migrate",
+                    "/spec/template/spec/containers/migrate/image",
+                    "the schema migration runs from the job's image"),
+            new Environment(
+                    FLINK,
+                    "/spec/podTemplate/spec/containers/flink-main-container/env/ENABLE_BUILT_IN_PLUGINS/value",
+                    "the S3 plugin is named by the line's version"));
+
+    /**
+     * The e2e drill on Flink 2.2 runs overlay e2e-flink-2.2: it must be e2e, and so prod, with only
+     * the line changed; the four fields must all change, or the overlay is not on 2.2.
+     */
+    @Test
+    void e2eOnFlink22IsE2eWithOnlyTheLineChanged() {
+        Rendered e2e = Rendered.kustomize(Repo.overlay("e2e"));
+        Rendered onNext = Rendered.kustomize(Repo.overlay("e2e-flink-2.2"));
+        assertThat(drift(e2e, onNext, FLINK_LINE)).isEmpty();
+        assertThat(differences(e2e, onNext).values())
+                .containsExactlyInAnyOrder(
+                        "prod: v1_20 / e2e: v2_2",
+                        "prod: lineflow-job:e2e / e2e: lineflow-job:e2e-flink-2.2",
+                        "prod: lineflow-job:e2e / e2e: lineflow-job:e2e-flink-2.2",
+                        "prod: flink-s3-fs-hadoop-1.20.1.jar / e2e: flink-s3-fs-hadoop-2.2.0.jar");
+    }
+
     /** Differences that no {@link #ENVIRONMENT} field allows. */
     static Map<String, String> drift(Rendered prod, Rendered e2e) {
+        return drift(prod, e2e, ENVIRONMENT);
+    }
+
+    /** Differences that no field of {@code allowed} allows. */
+    static Map<String, String> drift(Rendered prod, Rendered e2e, List<Environment> allowed) {
         Map<String, String> drift = new TreeMap<>();
         differences(prod, e2e).forEach((where, what) -> {
-            if (ENVIRONMENT.stream().noneMatch(f -> matches(f, where))) {
+            if (allowed.stream().noneMatch(f -> matches(f, where))) {
                 drift.put(where, what);
             }
         });

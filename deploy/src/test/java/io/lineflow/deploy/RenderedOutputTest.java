@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -76,7 +77,10 @@ class RenderedOutputTest {
         assertThat(conf.path("execution.checkpointing.externalized-checkpoint-retention")
                         .asText())
                 .isEqualTo("RETAIN_ON_CANCELLATION");
-        for (String key : List.of("state.checkpoints.dir", "state.savepoints.dir", "high-availability.storageDir")) {
+        for (String key : List.of(
+                "execution.checkpointing.dir",
+                "execution.checkpointing.savepoint-dir",
+                "high-availability.storageDir")) {
             assertDurable(r, key, conf.path(key).asText());
         }
         assertThat(conf.path("restart-strategy.type").asText()).isEqualTo("exponential-delay");
@@ -91,7 +95,41 @@ class RenderedOutputTest {
         assertThat(conf(r).path("high-availability.type").asText()).isEqualTo("kubernetes");
         assertThat(flink(r).at("/spec/job/upgradeMode").asText()).isIn("last-state", "savepoint");
         assertThat(flink(r).at("/spec/job/jarURI").asText()).isEqualTo("local:///opt/flink/usrlib/lineflow-job.jar");
-        assertThat(flink(r).at("/spec/flinkVersion").asText()).isEqualTo("v1_20");
+        assertThat(flink(r).at("/spec/flinkVersion").asText())
+                .isEqualTo(overlay.endsWith("-flink-2.2") ? "v2_2" : "v1_20");
+    }
+
+    /**
+     * The S3 plugin a deployment enables is its Flink version's: the image's {@code opt/} holds only
+     * that one, and a plugin of another version does not load, so the job cannot reach its state.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("overlays")
+    void theS3PluginIsTheDeploymentsFlinkVersion(String overlay) {
+        ObjectNode fd = flink(Rendered.kustomize(Repo.overlay(overlay)));
+        for (JsonNode env : fd.at("/spec/podTemplate/spec/containers/0/env")) {
+            if (env.path("name").asText().equals("ENABLE_BUILT_IN_PLUGINS")) {
+                assertThat(pluginLine(env.path("value").asText()))
+                        .as("%s's S3 plugin against spec.flinkVersion", overlay)
+                        .isEqualTo(fd.at("/spec/flinkVersion").asText());
+            }
+        }
+    }
+
+    /** Negative control of the rule above: a 1.20 plugin names the line v1_20, not v2_2. */
+    @Test
+    void aPluginNamesTheFlinkLineOfItsVersion() {
+        assertThat(pluginLine("flink-s3-fs-hadoop-1.20.1.jar")).isEqualTo("v1_20");
+        assertThat(pluginLine("flink-s3-fs-hadoop-2.2.0.jar")).isEqualTo("v2_2");
+        assertThat(pluginLine("flink-s3-fs-hadoop-1.20.1.jar")).isNotEqualTo("v2_2");
+    }
+
+    /** {@code flink-s3-fs-hadoop-2.2.0.jar} → {@code v2_2}, the operator's name of that line. */
+    private static String pluginLine(String jar) {
+        Matcher m = Pattern.compile("flink-[a-z0-9-]+?-(\\d+)\\.(\\d+)\\.\\d+\\.jar")
+                .matcher(jar);
+        assertThat(m.matches()).as("a built-in plugin jar: %s", jar).isTrue();
+        return "v" + m.group(1) + "_" + m.group(2);
     }
 
     @Test
@@ -99,8 +137,8 @@ class RenderedOutputTest {
         Rendered r = Rendered.kustomize(Repo.overlay("prod"));
         assertThat(flink(r).at("/spec/jobManager/replicas").asInt()).isEqualTo(2);
         assertThat(conf(r).path("state.backend.type").asText()).isEqualTo("rocksdb");
-        assertThat(conf(r).path("state.backend.incremental").asText()).isEqualTo("true");
-        assertThat(conf(r).path("state.checkpoints.dir").asText()).startsWith("s3://");
+        assertThat(conf(r).path("execution.checkpointing.incremental").asText()).isEqualTo("true");
+        assertThat(conf(r).path("execution.checkpointing.dir").asText()).startsWith("s3://");
         assertThat(conf(r).path("slotmanager.redundant-taskmanager-num").asText())
                 .as("a spare TaskManager")
                 .isEqualTo("1");

@@ -7,7 +7,6 @@ import io.lineflow.reconciler.observe.OperatorClient;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -207,27 +206,18 @@ final class FlinkCluster {
     }
 
     /**
-     * Where the pod template's main container (its first) has {@code variable} in its
-     * environment: the index a JSON patch of the deployment replaces it at.
+     * The deployment's {@code spec.flinkVersion} as written ({@code v1_20}, {@code v2_2}): read
+     * as it is, since the 1.10 API's enum ends at {@code v1_20}. Empty while it cannot be read.
      */
-    int mainContainerEnvIndex(String variable) {
-        List<EnvVar> env = read(() -> client.resources(FlinkDeployment.class)
+    Optional<String> flinkVersion() {
+        return read(() -> client.genericKubernetesResources(FLINK_DEPLOYMENTS)
                         .inNamespace(namespace)
                         .withName(name)
                         .get())
-                .map(d -> d.getSpec()
-                        .getPodTemplate()
-                        .getSpec()
-                        .getContainers()
-                        .get(0)
-                        .getEnv())
-                .orElse(List.of());
-        for (int i = 0; i < env.size(); i++) {
-            if (variable.equals(env.get(i).getName())) {
-                return i;
-            }
-        }
-        throw new IllegalStateException("FlinkDeployment " + name + "'s main container sets no " + variable);
+                .map(d -> d.getAdditionalProperties().get("spec"))
+                .filter(Map.class::isInstance)
+                .map(spec -> ((Map<?, ?>) spec).get("flinkVersion"))
+                .map(String::valueOf);
     }
 
     /** Sets {@code spec.job.state}, and nothing else, as {@code kubectl patch --type merge} would. */

@@ -62,8 +62,8 @@ final class KubernetesBackend implements Backend {
     /** The next Flink line's {@code flinkVersion}. */
     static final String NEXT_FLINK_VERSION = "v2_2";
 
-    /** The S3 plugin the next line's image carries in {@code opt/}, for {@code ENABLE_BUILT_IN_PLUGINS}. */
-    static final String NEXT_S3_PLUGIN = "flink-s3-fs-hadoop-2.2.0.jar";
+    /** The shipped kustomize component that puts a deployment on the next line (kustomize/components). */
+    static final String NEXT_LINE_COMPONENT = "flink-2.2";
 
     private static final Duration POLL = Duration.ofSeconds(2);
 
@@ -335,10 +335,10 @@ final class KubernetesBackend implements Backend {
     }
 
     /**
-     * The major upgrade as a team applies it: the e2e overlay with the job image built for Flink
-     * 2.2, {@code flinkVersion: v2_2} and that image's S3 plugin, applied with kustomize; the
-     * operator stops the 1.20 job with a savepoint and starts 2.2 from it. Keeps that savepoint
-     * for {@link #majorRollback}.
+     * The major upgrade as a team applies it: the e2e overlay with the shipped component
+     * {@value #NEXT_LINE_COMPONENT} ({@code flinkVersion: v2_2}, that line's S3 plugin) and the job
+     * image built for Flink 2.2, applied with kustomize; the operator stops the 1.20 job with a
+     * savepoint and starts 2.2 from it. Keeps that savepoint for {@link #majorRollback}.
      */
     private long majorUpgrade() throws IOException {
         Release release = Release.MAJOR;
@@ -347,21 +347,11 @@ final class KubernetesBackend implements Backend {
         }
         Path dir = overlays.write(
                 release.name(),
+                List.of(NEXT_LINE_COMPONENT),
                 List.of(
                         Overlays.Patch.replace(release.image(), "spec", "image"),
-                        Overlays.Patch.replace(NEXT_FLINK_VERSION, "spec", "flinkVersion"),
                         Overlays.Patch.replace(release.parallelism(), "spec", "job", "parallelism"),
-                        Overlays.Patch.replace(release.upgradeMode(), "spec", "job", "upgradeMode"),
-                        Overlays.Patch.replace(
-                                NEXT_S3_PLUGIN,
-                                "spec",
-                                "podTemplate",
-                                "spec",
-                                "containers",
-                                "0",
-                                "env",
-                                String.valueOf(flink.mainContainerEnvIndex("ENABLE_BUILT_IN_PLUGINS")),
-                                "value")));
+                        Overlays.Patch.replace(release.upgradeMode(), "spec", "job", "upgradeMode")));
         log.accept("  " + Kubectl.changed(k8s.run("apply", "-k", dir.toString())));
         long deployed = deployed(
                 "image " + release.image() + " on flinkVersion " + NEXT_FLINK_VERSION,

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * The restart drill on Kubernetes: scenarios one after another on the job the operator runs, each
@@ -128,11 +129,20 @@ public final class KubernetesDrill {
      * Runs the scenarios of {@code list} (ids, {@code all} or {@code faults}; see {@link
      * KubernetesScenario#parse}) one after another, printing the summary after each.
      *
-     * @throws IllegalArgumentException for an unknown id, before anything runs
+     * The deployment's {@code flinkVersion} decides which can run (on the newest line, not the
+     * major upgrade; see {@link KubernetesScenario#cannotRunOn}).
+     *
+     * @throws IllegalArgumentException for an unknown id or one that cannot run on the deployment's
+     *     line, before anything runs
      */
     public List<ScenarioResult> run(String list) throws Exception {
         List<ScenarioResult> results = new ArrayList<>();
-        List<KubernetesScenario> scenarios = KubernetesScenario.parse(list);
+        String flinkVersion = flink.flinkVersion()
+                .orElseThrow(() -> new IllegalStateException(
+                        "cannot read FlinkDeployment " + FlinkCluster.NAME + "'s spec.flinkVersion"));
+        List<KubernetesScenario> scenarios = KubernetesScenario.parse(list, flinkVersion);
+        LOG.accept("the deployment runs flinkVersion " + flinkVersion + "; scenarios: "
+                + scenarios.stream().map(KubernetesScenario::id).collect(Collectors.joining(", ")));
         int lastHealthy = -1;
         for (int i = 0; i < scenarios.size(); i++) {
             lastHealthy = scenarios.get(i).isControl() ? lastHealthy : i;

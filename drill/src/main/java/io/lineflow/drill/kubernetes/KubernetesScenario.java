@@ -7,6 +7,7 @@ import io.lineflow.drill.core.Scenario;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -159,25 +160,56 @@ record KubernetesScenario(String id, Fault fault, Control control, Incident inci
     }
 
     /**
-     * The scenarios of a comma-separated list: ids, {@code all} (every one, controls last) or
-     * {@code faults} (every one but the controls). Order is kept; controls always run last, since
-     * they leave the deployment broken on purpose.
+     * Why this scenario cannot run on a deployment on {@code flinkVersion}; empty when it can. On
+     * the newest line lineflow builds ({@value KubernetesBackend#NEXT_FLINK_VERSION}) there is no
+     * line to upgrade to, and the operator release an operator upgrade starts from (chart.env's
+     * OPERATOR_UPGRADE_FROM, 1.10.0) knows Flink versions only up to {@code v1_20}.
      */
-    static List<KubernetesScenario> parse(String list) {
+    Optional<String> cannotRunOn(String flinkVersion) {
+        if (fault == null || !KubernetesBackend.NEXT_FLINK_VERSION.equals(flinkVersion)) {
+            return Optional.empty();
+        }
+        if (fault.changesFlinkLine()) {
+            return Optional.of("the deployment already runs flinkVersion " + flinkVersion
+                    + ", the newest line lineflow builds: there is no line to move it to");
+        }
+        if (fault == Fault.OPERATOR_UPGRADE) {
+            return Optional.of("the operator it upgrades from (OPERATOR_UPGRADE_FROM, 1.10.0) knows flinkVersion"
+                    + " only up to v1_20, not the deployment's " + flinkVersion);
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The scenarios of a comma-separated list for a deployment on {@code flinkVersion}: ids,
+     * {@code all} (every one that can run on it, controls last) or {@code faults} (the same but the
+     * controls). Order is kept; controls always run last, since they leave the deployment broken on
+     * purpose.
+     *
+     * @throws IllegalArgumentException for an unknown id, or one named that cannot run on that line
+     */
+    static List<KubernetesScenario> parse(String list, String flinkVersion) {
+        List<KubernetesScenario> runnable = all().stream()
+                .filter(s -> s.cannotRunOn(flinkVersion).isEmpty())
+                .toList();
         List<KubernetesScenario> out = new ArrayList<>();
         for (String id : list.split(",")) {
             String t = id.trim();
             if (t.equals("all")) {
-                out.addAll(all());
+                out.addAll(runnable);
             } else if (t.equals("faults")) {
-                all().stream().filter(s -> !s.isControl()).forEach(out::add);
+                runnable.stream().filter(s -> !s.isControl()).forEach(out::add);
             } else {
-                out.add(all().stream()
+                KubernetesScenario named = all().stream()
                         .filter(s -> s.id.equals(t))
                         .findFirst()
                         .orElseThrow(
                                 () -> new IllegalArgumentException("unknown scenario '" + t + "'; known: all, faults, "
-                                        + all().stream().map(s -> s.id).collect(Collectors.joining(", ")))));
+                                        + all().stream().map(s -> s.id).collect(Collectors.joining(", "))));
+                named.cannotRunOn(flinkVersion).ifPresent(why -> {
+                    throw new IllegalArgumentException("scenario '" + t + "' cannot run here: " + why);
+                });
+                out.add(named);
             }
         }
         out.sort(Comparator.comparing(KubernetesScenario::isControl));

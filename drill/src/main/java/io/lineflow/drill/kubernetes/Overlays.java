@@ -57,18 +57,50 @@ record Overlays(Path work, Path base) {
 
     /** Writes the kustomization {@code name}; returns its folder, for {@code kubectl apply -k}. */
     Path write(String name, List<Patch> patches) throws IOException {
+        return write(name, List.of(), patches);
+    }
+
+    /**
+     * Writes the kustomization {@code name}, with the shipped kustomize components named (folders
+     * of {@code kustomize/components} beside the base overlay's) applied before the patches.
+     */
+    Path write(String name, List<String> components, List<Patch> patches) throws IOException {
         Path dir = work.resolve("overlays").resolve(name).toAbsolutePath();
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve("kustomization.yaml"), kustomization(dir, patches));
+        Files.writeString(dir.resolve("kustomization.yaml"), kustomization(dir, components, patches));
         return dir;
     }
 
-    /** The kustomization in {@code dir}: the base overlay, and the patches on the FlinkDeployment. */
-    String kustomization(Path dir, List<Patch> patches) throws JsonProcessingException {
+    /** The shipped component {@code name}: kustomize/components/NAME, two folders above the base overlay. */
+    Path component(String name) {
+        Path folder = base.toAbsolutePath()
+                .normalize()
+                .getParent()
+                .getParent()
+                .resolve("components")
+                .resolve(name);
+        if (!Files.isRegularFile(folder.resolve("kustomization.yaml"))) {
+            throw new IllegalStateException("no kustomize component '" + name + "' at " + folder);
+        }
+        return folder;
+    }
+
+    /**
+     * The kustomization in {@code dir}: the base overlay, the components, and the patches on the
+     * FlinkDeployment.
+     */
+    String kustomization(Path dir, List<String> components, List<Patch> patches) throws JsonProcessingException {
         Map<String, Object> k = new LinkedHashMap<>();
         k.put("apiVersion", "kustomize.config.k8s.io/v1beta1");
         k.put("kind", "Kustomization");
         k.put("resources", List.of(dir.relativize(base.toAbsolutePath()).toString()));
+        if (!components.isEmpty()) {
+            k.put(
+                    "components",
+                    components.stream()
+                            .map(c -> dir.relativize(component(c)).toString())
+                            .toList());
+        }
         k.put(
                 "patches",
                 List.of(Map.of(

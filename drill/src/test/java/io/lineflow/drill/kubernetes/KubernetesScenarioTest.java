@@ -13,6 +13,9 @@ import java.util.List;
 
 /** The scenario lists {@code --scenarios} accepts, and what each scenario is in the report. */
 class KubernetesScenarioTest {
+    private static final String V1_20 = "v1_20";
+    private static final String V2_2 = "v2_2";
+
     private static List<String> ids(List<KubernetesScenario> scenarios) {
         return scenarios.stream().map(KubernetesScenario::id).toList();
     }
@@ -20,7 +23,7 @@ class KubernetesScenarioTest {
     @Test
     void controlsRunLastWhateverTheOrderGiven() {
         // A control leaves the deployment broken on purpose: a fault after it would be judged on it.
-        assertThat(ids(KubernetesScenario.parse("control:additive-sink,steady,jm-kill")))
+        assertThat(ids(KubernetesScenario.parse("control:additive-sink,steady,jm-kill", V1_20)))
                 .containsExactly("steady", "jm-kill", "control:additive-sink");
     }
 
@@ -29,7 +32,7 @@ class KubernetesScenarioTest {
         // .ci/run: make e2e E2E_SCENARIOS=…; the ids are also the report's scenario names.
         String ci = "steady,jm-pod-delete,tm-pod-kill,operator-restart,db-outage,kafka-restart,"
                 + "last-state-upgrade,control:no-checkpoints";
-        assertThat(String.join(",", ids(KubernetesScenario.parse(ci)))).isEqualTo(ci);
+        assertThat(String.join(",", ids(KubernetesScenario.parse(ci, V1_20)))).isEqualTo(ci);
     }
 
     @Test
@@ -42,13 +45,41 @@ class KubernetesScenarioTest {
         expected.addAll(List.of("major-upgrade", "major-rollback"));
         expected.add("incident:beam-kafkaio");
         expected.addAll(List.of("control:additive-sink", "control:no-checkpoints"));
-        assertThat(ids(KubernetesScenario.parse("all"))).isEqualTo(expected);
-        assertThat(ids(KubernetesScenario.parse("faults"))).isEqualTo(expected.subList(0, expected.size() - 2));
+        assertThat(ids(KubernetesScenario.parse("all", V1_20))).isEqualTo(expected);
+        assertThat(ids(KubernetesScenario.parse("faults", V1_20))).isEqualTo(expected.subList(0, expected.size() - 2));
+    }
+
+    /**
+     * On 2.2 (the e2e overlay e2e-flink-2.2) {@code all} is every scenario but those that need an
+     * older line: the major upgrade and rollback, and the operator upgrade from 1.10.0. The same
+     * list on 1.20 keeps them: the filter is the deployment's line, not the list.
+     */
+    @Test
+    void onTheNewestLineAllLeavesOutWhatNeedsAnOlderOne() {
+        List<String> onOld = ids(KubernetesScenario.parse("all", V1_20));
+        List<String> onNew = ids(KubernetesScenario.parse("all", V2_2));
+        List<String> expected = new ArrayList<>(onOld);
+        expected.removeAll(List.of("major-upgrade", "major-rollback", "operator-upgrade"));
+        assertThat(onOld).contains("major-upgrade", "major-rollback", "operator-upgrade");
+        assertThat(onNew).isEqualTo(expected).contains("jm-leader-delete", "incident:beam-kafkaio");
+        assertThat(ids(KubernetesScenario.parse("faults", V2_2))).doesNotContain("major-upgrade");
+    }
+
+    @Test
+    void aScenarioNamedThatCannotRunOnTheDeploymentsLineIsRefusedWithWhy() {
+        assertThatThrownBy(() -> KubernetesScenario.parse("steady,major-upgrade", V2_2))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'major-upgrade' cannot run here")
+                .hasMessageContaining("already runs flinkVersion v2_2");
+        assertThatThrownBy(() -> KubernetesScenario.parse("operator-upgrade", V2_2))
+                .hasMessageContaining("only up to v1_20");
+        assertThat(ids(KubernetesScenario.parse("operator-upgrade,major-upgrade", V1_20)))
+                .containsExactly("operator-upgrade", "major-upgrade");
     }
 
     @Test
     void aMisspeltScenarioIsRefusedWithTheKnownOnes() {
-        assertThatThrownBy(() -> KubernetesScenario.parse("steady,jm-pod-delet"))
+        assertThatThrownBy(() -> KubernetesScenario.parse("steady,jm-pod-delet", V1_20))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'jm-pod-delet'")
                 .hasMessageContaining("jm-pod-delete")
@@ -58,9 +89,11 @@ class KubernetesScenarioTest {
     @Test
     void onlyTheFaultScenariosAndTheControlsInject() {
         assertThat(KubernetesScenario.STEADY.scenario().injects()).isFalse();
-        assertThat(KubernetesScenario.parse("db-outage,control:no-checkpoints"))
+        assertThat(KubernetesScenario.parse("db-outage,control:no-checkpoints", V1_20))
                 .allMatch(s -> s.scenario().injects());
-        assertThat(KubernetesScenario.parse("control:no-checkpoints").get(0).scenario())
+        assertThat(KubernetesScenario.parse("control:no-checkpoints", V1_20)
+                        .get(0)
+                        .scenario())
                 .extracting(s -> s.name(), s -> s.control())
                 .containsExactly("kubernetes:control:no-checkpoints", true);
     }
@@ -77,7 +110,9 @@ class KubernetesScenarioTest {
         assertThat(KubernetesScenario.of(KubernetesScenario.Incident.BEAM_KAFKAIO)
                         .raises())
                 .containsExactly("LineflowDuplicateConsumption");
-        assertThat(KubernetesScenario.parse("incident:beam-kafkaio").get(0).scenario())
+        assertThat(KubernetesScenario.parse("incident:beam-kafkaio", V1_20)
+                        .get(0)
+                        .scenario())
                 .extracting(s -> s.name(), s -> s.control(), s -> s.injects())
                 .containsExactly("kubernetes:incident:beam-kafkaio", false, false);
         assertThatThrownBy(() -> KubernetesScenario.of(Fault.PARTITION_JM).raises())

@@ -46,6 +46,7 @@ class NewerOperatorStatusTest {
 
         assertThat(flink.lifecycle()).isEmpty();
         assertThat(flink.jobState()).isEqualTo("UNKNOWN");
+        assertThat(flink.flinkVersion()).contains("v1_20");
     }
 
     /**
@@ -65,7 +66,7 @@ class NewerOperatorStatusTest {
             assertThat(s.getFlinkVersion()).isNull();
             assertThat(s.getJob().getParallelism()).isEqualTo(2);
         });
-        assertThat(flink.mainContainerEnvIndex("ENABLE_BUILT_IN_PLUGINS")).isEqualTo(1);
+        assertThat(flink.flinkVersion()).contains("v2_2");
     }
 
     /** The negative control: with fabric8's default serialization that deployment cannot be read at all. */

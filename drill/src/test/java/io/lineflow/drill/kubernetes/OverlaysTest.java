@@ -1,6 +1,7 @@
 package io.lineflow.drill.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -44,6 +45,45 @@ class OverlaysTest {
                                  {"op": "replace", "path": "/spec/job/args", "value": ["--config", "a \\"b\\": c"]},
                                  {"op": "replace", "path": "/spec/job/parallelism", "value": 3}]
                                 """));
+    }
+
+    /** The major upgrade's overlay: the shipped flink-2.2 component on top of the base overlay. */
+    @Test
+    void aShippedComponentIsNamedByItsFolderBesideTheBaseOverlay() throws Exception {
+        Path base = Path.of("../kustomize/overlays/e2e");
+        Path dir = new Overlays(work, base)
+                .write(
+                        "major-upgrade",
+                        List.of("flink-2.2"),
+                        List.of(Overlays.Patch.replace(2, "spec", "job", "parallelism")));
+
+        JsonNode k = JsonMapper.builder()
+                .enable(JsonReadFeature.ALLOW_YAML_COMMENTS)
+                .build()
+                .readTree(dir.resolve("kustomization.yaml").toFile());
+        assertThat(k.get("components")).hasSize(1);
+        assertThat(dir.resolve(k.get("components").get(0).asText()).normalize())
+                .isEqualTo(Path.of("../kustomize/components/flink-2.2")
+                        .toAbsolutePath()
+                        .normalize());
+        // Without components the kustomization has no such key, as before.
+        JsonNode plain = JsonMapper.builder()
+                .enable(JsonReadFeature.ALLOW_YAML_COMMENTS)
+                .build()
+                .readTree(new Overlays(work, base)
+                        .write("plain", List.of())
+                        .resolve("kustomization.yaml")
+                        .toFile());
+        assertThat(plain.has("components")).isFalse();
+    }
+
+    @Test
+    void aComponentThatIsNotShippedIsRefusedWithWhereItWasLookedFor() {
+        Overlays overlays = new Overlays(work, Path.of("../kustomize/overlays/e2e"));
+        assertThatThrownBy(() -> overlays.write("x", List.of("flink-9.9"), List.of()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no kustomize component 'flink-9.9'")
+                .hasMessageContaining("kustomize/components/flink-9.9");
     }
 
     @Test

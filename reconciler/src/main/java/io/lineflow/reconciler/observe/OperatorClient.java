@@ -36,7 +36,7 @@ public final class OperatorClient {
      * ({@link FlatFlinkConfiguration}). Unknown fields (1.15's {@code status.conditions},
      * {@code spec.job.autoscalerResetNonce}) are already ignored by fabric8's serialization.
      */
-    static KubernetesSerialization serialization() {
+    public static KubernetesSerialization serialization() {
         return new KubernetesSerialization(
                 new ObjectMapper()
                         .enable(DeserializationFeature.READ_UNKNOWN_ENUM_VALUES_AS_NULL)

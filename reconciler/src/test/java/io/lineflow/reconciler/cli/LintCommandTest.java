@@ -96,6 +96,32 @@ class LintCommandTest {
         assertThat(r.out()).contains("HEALTHY").doesNotContain("CHECKPOINT");
     }
 
+    /**
+     * The gate reads a deployment on Flink 2.2 ({@code flinkVersion: v2_2}, which the operator API
+     * this build has lacks) as the in-cluster reconciler does, and judges it: the good manifest on
+     * 2.2 passes, and the same with checkpointing off is still caught.
+     */
+    @Test
+    void aDeploymentOnFlink22IsLintedLikeAnyOther() throws IOException {
+        String good = Files.readString(GOOD.resolve("lineflow.yaml"));
+        assertThat(good).contains("flinkVersion: v1_20");
+        Path onNext = Files.createTempFile("lineflow-flink-2.2", ".yaml");
+        Files.writeString(onNext, good.replace("flinkVersion: v1_20", "flinkVersion: v2_2"));
+        Run r = lint(onNext.toString());
+        assertThat(r.exit()).isZero();
+        assertThat(r.out()).contains("HEALTHY");
+
+        Path off = Files.createTempFile("lineflow-flink-2.2-off", ".yaml");
+        Files.writeString(
+                off,
+                Files.readString(onNext)
+                        .replace(
+                                "execution.checkpointing.interval: \"60 s\"",
+                                "execution.checkpointing.interval: \"0 s\""));
+        assertThat(findings(lint("--output", "json", off.toString()), "CHECKPOINTING_DISABLED"))
+                .isNotNull();
+    }
+
     private static JsonNode findings(Run r, String code) throws IOException {
         for (JsonNode f : Reports.JSON.readTree(r.out()).get(0).get("findings")) {
             if (f.get("code").asText().equals(code)) {
