@@ -27,4 +27,4 @@ rm -rf "$dest.part" && mkdir -p "$dest.part"
 tar xzf "$SRC" -C "$dest.part" --strip-components=4 --wildcards '*/helm/flink-kubernetes-operator/crds/*.yml' \
   || die "$SRC holds no helm/flink-kubernetes-operator/crds/*.yml"
 rm -rf "$dest" && mv "$dest.part" "$dest"
-log "$(find "$dest" -name '*.yml' | wc -l) CRDs of the operator's $VERSION release in $dest"
+log "$(find "$dest" -name '*.yml' | wc -l) CRDs from $(basename "$SRC") in $dest"
