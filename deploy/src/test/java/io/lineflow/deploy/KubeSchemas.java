@@ -12,9 +12,9 @@ import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -25,13 +25,14 @@ import java.util.Set;
  * Strict offline schemas for every kind lineflow renders.
  *
  * <p>Core kinds come from Kubernetes' own OpenAPI document (swagger.json, fetched by
- * scripts/k8s-openapi.sh); FlinkDeployment from the CRD in the operator API jar. Both are made
- * strict the way a careful API server review would be: an object that declares its properties
+ * scripts/k8s-openapi.sh); FlinkDeployment from the CRD of the operator release lineflow installs
+ * (operator-config/chart.env), extracted from its source release by scripts/operator-crds.sh. Both
+ * are made strict the way a careful API server review would be: an object that declares its properties
  * accepts no others, so a misspelt key fails instead of being silently pruned by the API server.
  * IntOrString and Quantity accept strings and numbers, as the API server does.
  */
 final class KubeSchemas {
-    static final String CRD_RESOURCE = "META-INF/fabric8/flinkdeployments.flink.apache.org-v1.yml";
+    private static final String CRD_FILE = "flinkdeployments.flink.apache.org-v1.yml";
     private static final String OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
@@ -71,7 +72,8 @@ final class KubeSchemas {
                 schemas.byApiVersionKind.put(e.getKey(), factory.getSchema(root, config));
             }
 
-            ObjectNode crd = flinkDeploymentSchema(definitions);
+            String operator = OperatorVersionTest.chartEnv().get("OPERATOR_CHART_VERSION");
+            ObjectNode crd = flinkDeploymentSchema(flinkDeploymentCrd(Repo.OPERATOR_CRDS, operator), definitions);
             schemas.byApiVersionKind.put("flink.apache.org/v1beta1/FlinkDeployment", factory.getSchema(crd, config));
             return schemas;
         } catch (IOException e) {
@@ -79,15 +81,25 @@ final class KubeSchemas {
         }
     }
 
-    /** The CRD's openAPIV3Schema made strict, with metadata checked as a real ObjectMeta. */
-    static ObjectNode flinkDeploymentSchema(ObjectNode definitions) throws IOException {
-        JsonNode crdDoc;
-        try (InputStream in = KubeSchemas.class.getClassLoader().getResourceAsStream(CRD_RESOURCE)) {
-            if (in == null) {
-                throw new IllegalStateException(CRD_RESOURCE + " not on the test classpath");
-            }
-            crdDoc = Rendered.YAML.readTree(in);
+    /**
+     * The FlinkDeployment CRD of operator release {@code version} as scripts/operator-crds.sh
+     * extracts it into {@code dir}; fails naming the file and how to get it when it is not there.
+     */
+    static Path flinkDeploymentCrd(Path dir, String version) {
+        Path crd = dir.resolve(version).resolve(CRD_FILE);
+        if (!Files.isRegularFile(crd)) {
+            throw new IllegalStateException(crd + " is missing: `scripts/operator-crds.sh " + dir
+                    + "` extracts the CRDs of operator release " + version
+                    + " from its source release (../shared/vendor/flink-kubernetes-operator-" + version
+                    + "-src.tar.gz, or the file LINEFLOW_OPERATOR_SRC names); Maven runs it in"
+                    + " generate-test-resources");
         }
+        return crd;
+    }
+
+    /** The CRD's openAPIV3Schema made strict, with metadata checked as a real ObjectMeta. */
+    static ObjectNode flinkDeploymentSchema(Path crdFile, ObjectNode definitions) throws IOException {
+        JsonNode crdDoc = Rendered.YAML.readTree(crdFile.toFile());
         JsonNode version = null;
         for (JsonNode v : crdDoc.at("/spec/versions")) {
             if (v.path("name").asText().equals("v1beta1")) {
@@ -95,7 +107,7 @@ final class KubeSchemas {
             }
         }
         if (version == null) {
-            throw new IllegalStateException("CRD has no v1beta1 version");
+            throw new IllegalStateException(crdFile + " has no version v1beta1");
         }
         ObjectNode schema = (ObjectNode) version.at("/schema/openAPIV3Schema").deepCopy();
         strict(schema);

@@ -21,6 +21,10 @@ final class Repo {
             .normalize();
     static final Path KUBECTL = ROOT.resolve("bin/kubectl");
     static final Path OPENAPI = ROOT.resolve(".cache/k8s-openapi/swagger.json");
+    /** Where scripts/operator-crds.sh put the operator's CRDs, one folder per release. */
+    static final Path OPERATOR_CRDS = Path.of(System.getProperty("lineflow.operator.crds", "target/operator-crds"))
+            .toAbsolutePath()
+            .normalize();
 
     private Repo() {}
 

@@ -1,13 +1,17 @@
 package io.lineflow.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -36,6 +40,34 @@ class SchemaValidationTest {
         Rendered rendered = Rendered.kustomize(Repo.overlay(overlay));
         assertValid(rendered);
         assertThat(rendered.ofKind("FlinkDeployment")).hasSize(1);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("overlays")
+    void theFlinkDeploymentOfAnOverlayValidatesOnFlink22(String overlay) {
+        // The installed operator's CRD knows Flink 2.2 (the 1.10 API jar's stopped at v1_20).
+        ObjectNode fd = withFlinkVersion(overlay, "v2_2");
+        assertThat(schemas.validate(fd))
+                .as("%s with flinkVersion v2_2", overlay)
+                .isEmpty();
+    }
+
+    @Test
+    void aFlinkVersionTheInstalledOperatorDoesNotKnowIsRejected() {
+        ObjectNode fd = withFlinkVersion("dev", "v2_3");
+        assertThat(schemas.validate(fd))
+                .singleElement(STRING)
+                .startsWith(Rendered.id(fd) + ": ")
+                .contains("/spec/flinkVersion: does not have a value in the enumeration")
+                .contains("\"v2_2\"");
+    }
+
+    @Test
+    void aMissingCrdIsNamedWithHowToGetIt(@TempDir Path dir) {
+        assertThatThrownBy(() -> KubeSchemas.flinkDeploymentCrd(dir, "9.9.9"))
+                .hasMessageContaining(dir.resolve("9.9.9/flinkdeployments.flink.apache.org-v1.yml") + " is missing")
+                .hasMessageContaining("scripts/operator-crds.sh")
+                .hasMessageContaining("flink-kubernetes-operator-9.9.9-src.tar.gz");
     }
 
     @Test
@@ -91,6 +123,13 @@ class SchemaValidationTest {
                         "FlinkDeployment/incident-beam",
                         "PersistentVolumeClaim/incident-beam-state",
                         "Role/lineflow-reconciler-remediation");
+    }
+
+    /** The overlay's FlinkDeployment as rendered, with {@code spec.flinkVersion} set to {@code version}. */
+    private static ObjectNode withFlinkVersion(String overlay, String version) {
+        ObjectNode fd = Rendered.kustomize(Repo.overlay(overlay)).one("FlinkDeployment");
+        ((ObjectNode) fd.get("spec")).put("flinkVersion", version);
+        return fd;
     }
 
     private static void assertValid(Rendered rendered) {

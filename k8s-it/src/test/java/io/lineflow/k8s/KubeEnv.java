@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.io.IOException;
@@ -25,8 +24,6 @@ import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.JarEntry;
-import java.util.jar.JarFile;
 
 /** A running kube-apiserver for tests: admin and ServiceAccount clients, kubectl, namespaces. */
 public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
@@ -199,47 +196,36 @@ public final class KubeEnv implements ExtensionContext.Store.CloseableResource {
         return client;
     }
 
+    /**
+     * Installs the CRDs of the operator release lineflow installs and the stand-ins, and waits until
+     * each is established. A server kept from an earlier run ({@code make k8s-test-env}) may hold
+     * another release's: those are replaced, so the server always checks against this release's.
+     */
     private void installCrds() {
+        var api = admin.apiextensions().v1().customResourceDefinitions();
         List<CustomResourceDefinition> wanted = new ArrayList<>();
-        try (JarFile jar = new JarFile(Path.of(FlinkDeployment.class
-                        .getProtectionDomain()
-                        .getCodeSource()
-                        .getLocation()
-                        .toURI())
-                .toFile())) {
-            for (JarEntry e : jar.stream().toList()) {
-                if (e.getName().startsWith("META-INF/fabric8/") && e.getName().endsWith("-v1.yml")) {
-                    try (InputStream in = jar.getInputStream(e)) {
-                        wanted.add(admin.apiextensions()
-                                .v1()
-                                .customResourceDefinitions()
-                                .load(in)
-                                .item());
-                    }
+        try {
+            for (Path file : Repo.operatorCrds()) {
+                try (InputStream in = Files.newInputStream(file)) {
+                    wanted.add(api.load(in).item());
                 }
             }
             for (String extra : EXTRA_CRDS) {
                 try (InputStream in = KubeEnv.class.getResourceAsStream(extra)) {
-                    wanted.add(admin.apiextensions()
-                            .v1()
-                            .customResourceDefinitions()
-                            .load(in)
-                            .item());
+                    wanted.add(api.load(in).item());
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalStateException(e);
         }
-        if (wanted.stream().noneMatch(c -> c.getMetadata().getName().equals("flinkdeployments.flink.apache.org"))) {
-            throw new AssertionError("no FlinkDeployment CRD found in the operator API jar under META-INF/fabric8/");
-        }
-        var api = admin.apiextensions().v1().customResourceDefinitions();
         for (CustomResourceDefinition crd : wanted) {
             String name = crd.getMetadata().getName();
-            if (api.withName(name).get() == null) {
+            CustomResourceDefinition existing = api.withName(name).get();
+            if (existing == null) {
                 api.resource(crd).create();
+            } else {
+                crd.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
+                api.resource(crd).update();
             }
             api.withName(name)
                     .waitUntilCondition(

@@ -126,6 +126,33 @@ class OverlayDryRunTest {
     }
 
     @Test
+    void theServerTakesAFlinkDeploymentOnFlink22() {
+        // The installed operator's CRD knows Flink 2.2 (the 1.10 API jar's stopped at v1_20).
+        String ns = env.newNamespace("lf-22");
+        Commands.Result r =
+                env.kubectl(withFlinkVersion("v2_2"), "apply", "--dry-run=server", "-n", ns, "-o", "json", "-f", "-");
+
+        assertThat(r.ok()).as(r.err()).isTrue();
+        assertThat(Manifests.parseKubectlJson(r.out()))
+                .singleElement()
+                .extracting(o -> o.at("/spec/flinkVersion").asText())
+                .isEqualTo("v2_2");
+    }
+
+    @Test
+    void aFlinkVersionTheInstalledOperatorDoesNotKnowIsRefusedByTheServer() {
+        String ns = env.newNamespace("lf-bad");
+        Commands.Result server = env.kubectl(
+                withFlinkVersion("v2_3"), "apply", "--dry-run=server", "--validate=false", "-n", ns, "-f", "-");
+
+        assertThat(server.ok()).isFalse();
+        assertThat(server.err())
+                .contains("spec.flinkVersion")
+                .contains("Unsupported value: \"v2_3\"")
+                .contains("\"v2_2\"");
+    }
+
+    @Test
     void anInvalidCoreObjectIsRejectedByTheServer() {
         String ns = env.newNamespace("lf-bad");
         String yaml = """
@@ -147,13 +174,24 @@ class OverlayDryRunTest {
 
     /** The dev overlay's FlinkDeployment (its namespace line dropped) with one text replaced. */
     private static String broken(String what, String with) {
-        String fd = Stream.of(Repo.kustomize(Repo.ROOT.resolve("kustomize/overlays/dev"))
+        String fd = devFlinkDeployment();
+        assertThat(fd).contains(what);
+        return fd.replaceFirst(java.util.regex.Pattern.quote(what), with);
+    }
+
+    /** The dev overlay's FlinkDeployment (its namespace line dropped) on Flink {@code version}. */
+    private static String withFlinkVersion(String version) {
+        String fd = devFlinkDeployment();
+        assertThat(fd).containsPattern("(?m)^  flinkVersion: ");
+        return fd.replaceFirst("(?m)^  flinkVersion: .*$", "  flinkVersion: " + version);
+    }
+
+    private static String devFlinkDeployment() {
+        return Stream.of(Repo.kustomize(Repo.ROOT.resolve("kustomize/overlays/dev"))
                         .split("(?m)^---\\n"))
                 .filter(doc -> doc.contains("\nkind: FlinkDeployment\n"))
                 .findFirst()
                 .orElseThrow()
                 .replaceAll("(?m)^  namespace: .*\\n", "");
-        assertThat(fd).contains(what);
-        return fd.replaceFirst(java.util.regex.Pattern.quote(what), with);
     }
 }
