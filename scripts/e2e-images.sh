@@ -408,7 +408,8 @@ job_image() {
 # holds the job's sources), the base image tar, and Maven options of that line (none for 1.20).
 job_next_image() {
   local image="$1" tar="$2" of="$3" base="$4" line_opts="${5:-}" start=$SECONDS key mvn_cmd
-  local src="$CACHE/work/job-next" log_file="$CACHE/work/$(basename "$tar" .tar)-image.log"
+  local src="$CACHE/work/job-next" log_file="$CACHE/work/${tar##*/}"
+  log_file="${log_file%.tar}-image.log"
   key="$( (cat "$of.key" "$NEXT_PATCH") | sha)"
   if [[ -s "$tar" && "$(cat "$tar.key" 2>/dev/null)" == "$key" ]]; then
     log "$image is up to date: $tar"; return 0
