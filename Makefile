@@ -133,13 +133,13 @@ drill: ## Run the full restart drill: every fault at three points, plus both neg
 SOAK_RUN = cd drill && exec $(DRILL_JAVA) -Ddrill.work=$(LINE_TARGET)/soak io.lineflow.drill.Soak
 
 .PHONY: soak
-soak: ## Soak test (root: partitions use iptables): an hour on the local cluster at a steady rate, a fault every 5 min incl. kill -9 of PostgreSQL and the broker and network partitions; exact table, flat heap and checkpoints, recoveries in time (SOAK_ARGS=...); report drill/target/soak/soak.html.
+soak: ## Soak test (root: partitions use iptables): an hour on the local cluster at a steady rate, a fault every 5 min incl. kill -9 of PostgreSQL and the broker and network partitions; exact table, flat heap and checkpoints, recoveries in time (SOAK_ARGS=...; FLINK_LINE=2.2 on Flink 2.2); report drill/target/soak/soak.html (drill/target/flink-2.2/soak/ on 2.2).
 	scripts/test-tools.sh iptables:iptables
 	$(DRILL_BUILD) -Dflink.line=$(FLINK_LINE)
 	$(SOAK_RUN) $(SOAK_ARGS)
 
 .PHONY: soak-smoke
-soak-smoke: ## The soak's short version: 5 minutes of input, a fault a minute (SOAK_SMOKE_ARGS); about 6 min with a warm build (measured, docs/soak.md).
+soak-smoke: ## The soak's short version: 5 minutes of input, a fault a minute (SOAK_SMOKE_ARGS; FLINK_LINE=2.2 on Flink 2.2); about 6 min with a warm build (measured, docs/soak.md).
 	scripts/test-tools.sh iptables:iptables
 	$(DRILL_BUILD) -Dflink.line=$(FLINK_LINE)
 	$(SOAK_RUN) $(SOAK_SMOKE_ARGS)
