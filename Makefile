@@ -17,16 +17,33 @@ SOAK_SMOKE_ARGS ?= --duration 5min --fault-every 1min --faults pg-kill,partition
 # Options for `make migrate`: the job's configuration as `--key value` pairs or `--config FILE`,
 # which win over the LINEFLOW_* environment, e.g. MIGRATE_ARGS="--lineflow.jdbc.url jdbc:postgresql://db/lineflow".
 MIGRATE_ARGS ?=
+# The Flink line `make run`, `make drill` and the soak build and run on (docs/flink-lines.md):
+# FLINK_LINE=2.2 builds with -Dflink.line=2.2 and runs from the modules' target/flink-2.2/.
+DEFAULT_FLINK_LINE := 1.20
+FLINK_LINES := $(DEFAULT_FLINK_LINE) 2.2
+FLINK_LINE ?= $(DEFAULT_FLINK_LINE)
+ifneq ($(filter-out $(FLINK_LINES),$(FLINK_LINE))$(words $(FLINK_LINE)),1)
+$(error FLINK_LINE="$(FLINK_LINE)" is not a Flink line lineflow builds: allowed values are $(FLINK_LINES))
+endif
+# A line's build folder in a module, as the parent POM's flink.line.target names it: target/ for
+# the default line, target/flink-<line>/ for another.
+line_target = $(if $(filter $(DEFAULT_FLINK_LINE),$(1)),target,target/flink-$(1))
+LINE_TARGET := $(call line_target,$(FLINK_LINE))
+# The line the drill's major upgrade goes to: the newest, none from the newest (the POM's
+# flink.next.line).
+NEXT_FLINK_LINE := $(filter-out $(FLINK_LINE),$(lastword $(FLINK_LINES)))
 # What Flink needs opened on JDK 17: the parent POM's lineflow.jdk.opens, as the test kit's build
-# writes it (a shell substitution, read when the recipe runs, after its Maven step built the kit).
-JAVA_OPENS = $$(sed -n 's/^add-opens=//p' $(CURDIR)/testkit/target/classes/io/lineflow/testing/jvm.properties)
+# for line $(1) writes it (a shell substitution, read when the recipe runs, after its Maven step
+# built the kit).
+java_opens = $$(sed -n 's/^add-opens=//p' $(CURDIR)/testkit/$(call line_target,$(1))/classes/io/lineflow/testing/jvm.properties)
 # Deploy: target overlay (kustomize/overlays/$(ENV)), job image, base image for Jib.
 ENV ?= dev
 IMAGE ?=
 BASE_IMAGE ?= flink:1.20.1-java17
 IMAGE_TAR ?= job/target/jib-image.tar
-# The shaded job jar under the name the image gives it (job/pom.xml copies it there at package).
-JOB_JAR := job/target/jib-usrlib/lineflow-job.jar
+# The shaded job jar of line $(1) under the name the image gives it (job/pom.xml copies it there at
+# package), from the repository's root.
+job_jar = job/$(call line_target,$(1))/jib-usrlib/lineflow-job.jar
 NAMESPACE ?= $(if $(filter prod,$(ENV)),lineflow,lineflow-$(ENV))
 # Pinned tools, installed by scripts/tools.sh under ./bin (git-ignored).
 BIN ?= $(CURDIR)/bin
@@ -84,42 +101,47 @@ fuzz: ## Fuzz the record parser with FUZZ_TRIES generated hostile records (1,000
 	$(MVN) -q -pl job -am test -Dtest=DeviceEventJsonPropertyTest -Dsurefire.failIfNoSpecifiedTests=false -Dlineflow.fuzz.tries=$(FUZZ_TRIES)
 
 .PHONY: run
-run: ## Run the job locally on embedded Kafka and PostgreSQL with a line simulator (RUN_ARGS="--devices 20 --duration 2m").
-	$(MVN) -q -pl job -am -DskipTests test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/run.classpath
-	mkdir -p job/target/local-run-logs
-	cd job && exec $(JAVA) $(JAVA_OPENS) -Dlog4j2.configurationFile=target/test-classes/local-run-log4j2.properties \
-	  -Dlog.file=target/local-run-logs/flink.log -cp "target/test-classes:target/classes:$$(cat target/run.classpath)" io.lineflow.local.LocalRun $(RUN_ARGS)
+run: ## Run the job locally on embedded Kafka and PostgreSQL with a line simulator (RUN_ARGS="--devices 20 --duration 2m"; FLINK_LINE=2.2 on Flink 2.2).
+	$(MVN) -q -pl job -am -DskipTests -Dflink.line=$(FLINK_LINE) test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=$(LINE_TARGET)/run.classpath
+	mkdir -p job/$(LINE_TARGET)/local-run-logs
+	cd job && exec $(JAVA) $(call java_opens,$(FLINK_LINE)) -Dlog4j2.configurationFile=$(LINE_TARGET)/test-classes/local-run-log4j2.properties \
+	  -Dlog.file=$(LINE_TARGET)/local-run-logs/flink.log -cp "$(LINE_TARGET)/test-classes:$(LINE_TARGET)/classes:$$(cat $(LINE_TARGET)/run.classpath)" io.lineflow.local.LocalRun $(RUN_ARGS)
 
 .PHONY: migrate
 migrate: ## Apply the schema migrations to LINEFLOW_JDBC_URL (user/password from LINEFLOW_JDBC_USER/_PASSWORD; MIGRATE_ARGS=…).
 	$(MVN) -q -pl job -am -DskipTests test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/run.classpath
 	cd job && exec $(JAVA) -cp "target/classes:$$(cat target/run.classpath)" io.lineflow.job.schema.MigrateSchema $(MIGRATE_ARGS)
 
-.PHONY: drill
-drill: ## Run the full restart drill: every fault at three points, plus both negative controls (DRILL_ARGS=...).
-	$(MVN) -q -pl job,drill -am -DskipTests package
-	$(MVN) -q -pl job,drill -am -DskipTests -Dflink.line=2.2 package
-	cd drill && exec $(JAVA) -Ddrill.job.jar=../$(JOB_JAR) \
-	  -Ddrill.classpath.file=target/drill.classpath -Ddrill.classes=target/classes \
-	  -Ddrill.next-line=2.2 -Ddrill.next-line.job.jar=../job/target/flink-2.2/jib-usrlib/lineflow-job.jar \
-	  -Ddrill.next-line.classpath.file=target/flink-2.2/flink.classpath \
-	  -cp "target/classes:$$(cat target/drill.classpath)" io.lineflow.drill.Drill $(DRILL_ARGS)
+# Builds the job and the drill; the line follows (-Dflink.line=…).
+DRILL_BUILD = $(MVN) -q -pl job,drill -am -DskipTests package
+# The drill's JVM, started in drill/: FLINK_LINE's classes, classpath and job jar.
+DRILL_JAVA = $(JAVA) -Ddrill.job.jar=../$(call job_jar,$(FLINK_LINE)) \
+	  -Ddrill.classpath.file=$(LINE_TARGET)/drill.classpath -Ddrill.classes=$(LINE_TARGET)/classes \
+	  -cp "$(LINE_TARGET)/classes:$$(cat $(LINE_TARGET)/drill.classpath)"
 
-# The soak's command: the drill's classpath and job jar, its own work folder (drill/target/soak).
-SOAK_RUN = cd drill && exec $(JAVA) -Ddrill.job.jar=../$(JOB_JAR) -Ddrill.work=target/soak \
-	  -Ddrill.classpath.file=target/drill.classpath -Ddrill.classes=target/classes \
-	  -cp "target/classes:$$(cat target/drill.classpath)" io.lineflow.drill.Soak
+.PHONY: drill
+drill: ## Run the full restart drill: every fault at three points, plus both negative controls (DRILL_ARGS=...; FLINK_LINE=2.2 on Flink 2.2).
+	$(DRILL_BUILD) -Dflink.line=$(FLINK_LINE)
+	$(if $(NEXT_FLINK_LINE),$(DRILL_BUILD) -Dflink.line=$(NEXT_FLINK_LINE))
+	cd drill && exec $(DRILL_JAVA) $(if $(NEXT_FLINK_LINE),-Ddrill.next-line=$(NEXT_FLINK_LINE) \
+	  -Ddrill.next-line.job.jar=../$(call job_jar,$(NEXT_FLINK_LINE)) \
+	  -Ddrill.next-line.classpath.file=$(call line_target,$(NEXT_FLINK_LINE))/flink.classpath) \
+	  -Ddrill.work=$(LINE_TARGET)/drill io.lineflow.drill.Drill $(DRILL_ARGS)
+
+# The soak's command: the drill's JVM with its own work folder (drill/target/soak, on 2.2
+# drill/target/flink-2.2/soak).
+SOAK_RUN = cd drill && exec $(DRILL_JAVA) -Ddrill.work=$(LINE_TARGET)/soak io.lineflow.drill.Soak
 
 .PHONY: soak
-soak: ## Soak test (root: partitions use iptables): an hour on the local cluster at a steady rate, a fault every 5 min incl. kill -9 of PostgreSQL and the broker and network partitions; exact table, flat heap and checkpoints, recoveries in time (SOAK_ARGS=...); report drill/target/soak/soak.html.
+soak: ## Soak test (root: partitions use iptables): an hour on the local cluster at a steady rate, a fault every 5 min incl. kill -9 of PostgreSQL and the broker and network partitions; exact table, flat heap and checkpoints, recoveries in time (SOAK_ARGS=...; FLINK_LINE=2.2 on Flink 2.2); report drill/target/soak/soak.html (drill/target/flink-2.2/soak/ on 2.2).
 	scripts/test-tools.sh iptables:iptables
-	$(MVN) -q -pl job,drill -am -DskipTests package
+	$(DRILL_BUILD) -Dflink.line=$(FLINK_LINE)
 	$(SOAK_RUN) $(SOAK_ARGS)
 
 .PHONY: soak-smoke
-soak-smoke: ## The soak's short version: 5 minutes of input, a fault a minute (SOAK_SMOKE_ARGS); about 6 min with a warm build (measured, docs/soak.md).
+soak-smoke: ## The soak's short version: 5 minutes of input, a fault a minute (SOAK_SMOKE_ARGS; FLINK_LINE=2.2 on Flink 2.2); about 6 min with a warm build (measured, docs/soak.md).
 	scripts/test-tools.sh iptables:iptables
-	$(MVN) -q -pl job,drill -am -DskipTests package
+	$(DRILL_BUILD) -Dflink.line=$(FLINK_LINE)
 	$(SOAK_RUN) $(SOAK_SMOKE_ARGS)
 
 .PHONY: clean
@@ -143,7 +165,7 @@ bench: ## Throughput vs the Kafka consume limit and Flink SQL, checkpoint, sink 
 	@if [ "$(BENCH_RECONCILER)" = true ]; then \
 	  $(MVN) -q -pl reconciler -am test -Dtest=ScaleTest -Dsurefire.failIfNoSpecifiedTests=false \
 	  || echo "bench: the reconciler measurement failed; row 7 is left out" >&2; fi
-	cd bench && exec $(JAVA) $(JAVA_OPENS) $(BENCH_JAVA_OPTS) -Djava.io.tmpdir=target \
+	cd bench && exec $(JAVA) $(call java_opens,$(DEFAULT_FLINK_LINE)) $(BENCH_JAVA_OPTS) -Djava.io.tmpdir=target \
 	  -Dlog4j2.configurationFile=bench-log4j2.properties -cp "target/classes:$$(cat target/bench.classpath)" \
 	  io.lineflow.bench.Bench --reconciler-report ../reconciler/target/scale-report.txt $(BENCH_ARGS)
 

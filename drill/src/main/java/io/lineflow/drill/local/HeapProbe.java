@@ -95,10 +95,11 @@ final class HeapProbe implements SoakSampler.Probe {
     /**
      * The last measure of every live JVM, once the table is checked: its live heap and job
      * classloaders go in the record (the verdicts judge the very end); what grew most since the
-     * first histogram in the growth verdicts' span is logged. A JVM that holds more than one job
-     * classloader is asked to set its compiled code aside and counted again (the verdict judges
-     * that count: {@link CompiledCode} says why); if it still holds more than one, it leaves a
-     * heap dump ({@code <process>.hprof}, live objects only) from which the holder can be found.
+     * first histogram in the growth verdicts' span is logged. A JVM that holds more job
+     * classloaders than it keeps for the running job ({@link SoakVerdicts#loadersKept}) is asked
+     * to set its compiled code aside and counted again (the verdict judges that count: {@link
+     * CompiledCode} says why); if it still holds more, it leaves a heap dump ({@code
+     * <process>.hprof}, live objects only) from which the holder can be found.
      */
     void atEnd(SoakRecord record) {
         long now = System.currentTimeMillis();
@@ -112,14 +113,15 @@ final class HeapProbe implements SoakSampler.Probe {
             long loaders = ClassHistogram.instances(histogram, JOB_CLASSLOADERS).orElse(0);
             record.add(SoakVerdicts.LOADERS, "classloaders", p.name(), now, loaders);
             logGrowth(p, histogram);
-            if (loaders > 1) {
+            int kept = SoakVerdicts.loadersKept(p.name());
+            if (loaders > kept) {
                 long held = loaders;
-                loaders = afterDiscardingCompiledCode(p, loaders);
+                loaders = afterDiscardingCompiledCode(p, loaders, kept);
                 record.add(SoakVerdicts.LOADERS, "classloaders", p.name(), System.currentTimeMillis(), loaders);
                 log.accept(p.name() + " held " + held + " job classloaders; " + loaders
                         + " once its compiled code was set aside");
             }
-            if (loaders > 1) {
+            if (loaders > kept) {
                 Path dump = work.resolve(p.name() + ".hprof").toAbsolutePath();
                 String answer = jdkTool(
                         dump.resolveSibling(p.name() + "-heap-dump.txt"),
@@ -152,9 +154,10 @@ final class HeapProbe implements SoakSampler.Probe {
     /**
      * The job classloaders a JVM holds once its JIT-compiled code is set aside ({@link
      * CompiledCode}): the compiled frames on its threads' stacks are deoptimized as each thread
-     * returns to them, so the count is polled for up to {@link #DISCARD_WAIT}.
+     * returns to them, so the count is polled for up to {@link #DISCARD_WAIT}, or until it is
+     * down to what the JVM keeps for the running job.
      */
-    private long afterDiscardingCompiledCode(FlinkProcesses.FlinkProcess p, long held) {
+    private long afterDiscardingCompiledCode(FlinkProcesses.FlinkProcess p, long held, int kept) {
         try {
             CompiledCode.discard(p.pid(), work);
         } catch (IOException e) {
@@ -167,7 +170,7 @@ final class HeapProbe implements SoakSampler.Probe {
             if (h != null) {
                 now[0] = ClassHistogram.instances(h, JOB_CLASSLOADERS).orElse(now[0]);
             }
-            return now[0] <= 1;
+            return now[0] <= kept;
         });
         return now[0];
     }

@@ -99,17 +99,19 @@ public final class SoakVerdicts {
                                                         .max()
                                                         .orElse(0)))
                         : "not in time: " + String.join(", ", slow)));
-        out.add(released(r.charts().getOrDefault(LOADERS, Map.of()), r.struck()));
+        out.add(released(r.charts().getOrDefault(LOADERS, Map.of()), r.struck(), JobManagerLoaders.PER_JOB));
         return out;
     }
 
     /**
      * Every classloader a process released is gone: at its last sample taken {@link
-     * #RELEASE_MILLIS} or more after the last fault, a process holds at most one job classloader
-     * (the running job's). A process whose last such sample is missing (replaced, or sampled too
-     * soon after the last fault) is not judged.
+     * #RELEASE_MILLIS} or more after the last fault, a TaskManager holds at most one job
+     * classloader (the running job's) and a JobManager at most {@code onJobManager}, what this
+     * Flink line's JobManager keeps for a running job ({@link JobManagerLoaders}). A process whose
+     * last such sample is missing (replaced, or sampled too soon after the last fault) is not
+     * judged.
      */
-    static Verdict released(Map<String, List<Point>> lines, List<SoakRecord.Struck> struck) {
+    static Verdict released(Map<String, List<Point>> lines, List<SoakRecord.Struck> struck, int onJobManager) {
         long after = struck.stream().mapToLong(SoakRecord.Struck::at).max().orElse(Long.MIN_VALUE) + RELEASE_MILLIS;
         List<String> detail = new ArrayList<>();
         boolean passed = true;
@@ -120,13 +122,27 @@ public final class SoakVerdicts {
                 continue;
             }
             long held = Math.round(late.get(late.size() - 1).value());
-            passed &= held <= 1;
+            passed &= held <= loadersKept(e.getKey(), onJobManager);
             detail.add(e.getKey() + " " + held);
         }
-        String name = "released job classloaders collected (≤ 1 per JVM a minute after the last fault)";
+        String name = "released job classloaders collected (≤ 1 per "
+                + (onJobManager == 1 ? "JVM" : "TaskManager, " + onJobManager + " per JobManager")
+                + " a minute after the last fault)";
         return detail.isEmpty()
                 ? new Verdict(name + " (not judged)", true, "no sample a minute after the last fault")
                 : new Verdict(name, passed, String.join(", ", detail));
+    }
+
+    /**
+     * The job classloaders {@code process} keeps for the running job: a TaskManager the job's, a
+     * JobManager what this Flink line's JobManager keeps ({@link JobManagerLoaders}).
+     */
+    public static int loadersKept(String process) {
+        return loadersKept(process, JobManagerLoaders.PER_JOB);
+    }
+
+    private static int loadersKept(String process, int onJobManager) {
+        return process.startsWith("jobmanager") ? onJobManager : 1;
     }
 
     /**

@@ -2,12 +2,14 @@ package io.lineflow.drill.soak;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lineflow.drill.core.TimeChart;
 import io.lineflow.drill.soak.Recovery.LagSample;
 
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /** The verdict lines on a made-up record: a leak fails, a flat hour passes, a short run is not judged. */
 class SoakVerdictsTest {
@@ -145,6 +147,32 @@ class SoakVerdictsTest {
         assertThat(passes.passed()).as(passes.detail()).isTrue();
         assertThat(fails.passed()).isFalse();
         assertThat(fails.detail()).isEqualTo("taskmanager-1 2");
+    }
+
+    /**
+     * A JobManager may hold what its Flink line keeps for a running job (2.2: the job's
+     * classloader and its main's), a TaskManager still one.
+     */
+    @Test
+    void aJobManagerMayHoldWhatItsLineKeepsForTheJob() {
+        SoakRecord r = hour(0);
+        r.add(SoakVerdicts.LOADERS, "classloaders", "jobmanager-1-g0", T0 + 3_000_000, 2);
+        r.add(SoakVerdicts.LOADERS, "classloaders", "taskmanager-1-g0", T0 + 3_000_000, 1);
+        SoakVerdicts.Verdict twoKept = SoakVerdicts.released(loaders(r), r.struck(), 2);
+        SoakVerdicts.Verdict oneKept = SoakVerdicts.released(loaders(r), r.struck(), 1);
+        r.add(SoakVerdicts.LOADERS, "classloaders", "taskmanager-1-g0", T0 + 3_100_000, 2);
+        SoakVerdicts.Verdict taskManagerTwo = SoakVerdicts.released(loaders(r), r.struck(), 2);
+
+        assertThat(twoKept.passed()).as(twoKept.detail()).isTrue();
+        assertThat(twoKept.name()).contains("≤ 1 per TaskManager, 2 per JobManager");
+        assertThat(oneKept.passed()).isFalse();
+        assertThat(oneKept.name()).contains("≤ 1 per JVM");
+        assertThat(taskManagerTwo.passed()).isFalse();
+        assertThat(taskManagerTwo.detail()).isEqualTo("jobmanager-1-g0 2, taskmanager-1-g0 2");
+    }
+
+    private static Map<String, List<TimeChart.Point>> loaders(SoakRecord r) {
+        return r.charts().get(SoakVerdicts.LOADERS);
     }
 
     /** Right after the last fault the released classloader may still be alive: not judged then. */
