@@ -292,8 +292,6 @@ E2E_SCENARIOS ?= steady
 E2E_DRILL_SCENARIOS ?= all
 # Extra options of the e2e verifier, e.g. E2E_ARGS="--time-per-window 3s --windows 10".
 E2E_ARGS ?=
-# The Flink line the e2e cluster runs lineflow on: 1.20 (overlay e2e) or 2.2 (overlay e2e-flink-2.2).
-E2E_FLINK_LINE ?= 1.20
 
 .PHONY: e2e-up
 e2e-up: ## Start a single-node Kubernetes 1.20.2 cluster on this machine (root; bridge lineflow0, containerd, DNS); the first run builds it, about 25 min on 2 cores.
@@ -304,12 +302,12 @@ e2e-down: ## Stop the e2e cluster; removes its bridge, iptables chains, mounts a
 	LINEFLOW_E2E_STATE="$(E2E_STATE)" scripts/e2e-cluster.sh down
 
 .PHONY: e2e
-e2e: tools ## lineflow on the e2e cluster under the real operator: up, images, operator, deploy, RUNNING, exact table, undeploy (E2E_KEEP=1 keeps it deployed; E2E_SCENARIOS=steady,jm-pod-delete; E2E_FLINK_LINE=2.2 on Flink 2.2).
-	MAKE="$(MAKE)" MVN="$(MVN)" LINEFLOW_E2E_STATE="$(E2E_STATE)" E2E_SCENARIOS="$(E2E_SCENARIOS)" E2E_ARGS="$(E2E_ARGS)" E2E_FLINK_LINE="$(E2E_FLINK_LINE)" scripts/e2e.sh
+e2e: tools ## lineflow on the e2e cluster under the real operator: up, images, operator, deploy, RUNNING, exact table, undeploy (E2E_KEEP=1 keeps it deployed; E2E_SCENARIOS=steady,jm-pod-delete; FLINK_LINE=2.2 on Flink 2.2: overlay e2e-flink-2.2).
+	MAKE="$(MAKE)" MVN="$(MVN)" LINEFLOW_E2E_STATE="$(E2E_STATE)" E2E_SCENARIOS="$(E2E_SCENARIOS)" E2E_ARGS="$(E2E_ARGS)" E2E_FLINK_LINE="$(FLINK_LINE)" scripts/e2e.sh
 
 .PHONY: e2e-drill
-e2e-drill: tools ## The restart drill through the operator on the e2e cluster: every fault on one deployment, then both negative controls (about an hour; E2E_DRILL_SCENARIOS=… for fewer; E2E_FLINK_LINE=2.2 on Flink 2.2).
-	MAKE="$(MAKE)" MVN="$(MVN)" LINEFLOW_E2E_STATE="$(E2E_STATE)" E2E_SCENARIOS="$(E2E_DRILL_SCENARIOS)" E2E_ARGS="$(E2E_ARGS)" E2E_FLINK_LINE="$(E2E_FLINK_LINE)" scripts/e2e.sh
+e2e-drill: tools ## The restart drill through the operator on the e2e cluster: every fault on one deployment, then both negative controls (about an hour; E2E_DRILL_SCENARIOS=… for fewer; FLINK_LINE=2.2 on Flink 2.2: overlay e2e-flink-2.2).
+	MAKE="$(MAKE)" MVN="$(MVN)" LINEFLOW_E2E_STATE="$(E2E_STATE)" E2E_SCENARIOS="$(E2E_DRILL_SCENARIOS)" E2E_ARGS="$(E2E_ARGS)" E2E_FLINK_LINE="$(FLINK_LINE)" scripts/e2e.sh
 
 .PHONY: e2e-status
 e2e-status: ## Show whether the e2e cluster is up with its node Ready (`scripts/e2e-cluster.sh env` prints its environment).

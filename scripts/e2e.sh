@@ -23,7 +23,7 @@
 # E2E_SCENARIOS: the drill's scenarios, comma-separated (`make e2e-drill` runs `all`), e.g.
 #   "steady,jm-pod-delete"; the list is in docs/e2e.md and drill/src/main/java/io/lineflow/drill/core/Fault.java.
 # E2E_ARGS: extra options of the verifier (KubernetesE2e verify), e.g. "--time-per-window 3s".
-# E2E_FLINK_LINE: 1.20 (default) deploys overlay e2e; 2.2 deploys overlay e2e-flink-2.2 (the
+# E2E_FLINK_LINE (make: FLINK_LINE): 1.20 (default) deploys overlay e2e; 2.2 deploys overlay e2e-flink-2.2 (the
 #   flink-2.2 component and the job image built for 2.2), and its upgrades go to the next release
 #   built for 2.2. The drill leaves out what needs an older line (docs/flink-lines.md).
 set -euo pipefail
