@@ -157,17 +157,22 @@ BENCH_ARGS ?=
 BENCH_JAVA_OPTS ?= -Xms2g -Xmx2g
 # The reconciler's one-pass measurement runs in its own JVM: it must not share the job's classpath.
 BENCH_RECONCILER ?= true
+# Rows 8 and 8b: lineflow and Flink SQL on this Flink line, built into bench/target/flink-<line> and
+# run in a JVM of their own, interleaved with rows 2 and 3 (empty: not built, not run).
+BENCH_OTHER_LINE ?= 2.2
 
 .PHONY: bench
-bench: ## Throughput vs the Kafka consume limit and Flink SQL, checkpoint, sink and reconciler cost (BENCH_ARGS="--events 500000"); table in bench/target/bench-report.md.
+bench: ## Throughput vs the Kafka consume limit, Flink SQL and lineflow on the other Flink line (BENCH_OTHER_LINE=2.2), checkpoint, sink and reconciler cost (BENCH_ARGS="--events 500000"); table in bench/target/bench-report.md.
 	$(MVN) -q -pl bench -am -DskipTests package
+	$(if $(BENCH_OTHER_LINE),$(MVN) -q -pl bench -am -DskipTests -Dflink.line=$(BENCH_OTHER_LINE) package)
 	rm -f reconciler/target/scale-report.txt
 	@if [ "$(BENCH_RECONCILER)" = true ]; then \
 	  $(MVN) -q -pl reconciler -am test -Dtest=ScaleTest -Dsurefire.failIfNoSpecifiedTests=false \
 	  || echo "bench: the reconciler measurement failed; row 7 is left out" >&2; fi
 	cd bench && exec $(JAVA) $(call java_opens,$(DEFAULT_FLINK_LINE)) $(BENCH_JAVA_OPTS) -Djava.io.tmpdir=target \
 	  -Dlog4j2.configurationFile=bench-log4j2.properties -cp "target/classes:$$(cat target/bench.classpath)" \
-	  io.lineflow.bench.Bench --reconciler-report ../reconciler/target/scale-report.txt $(BENCH_ARGS)
+	  io.lineflow.bench.Bench --reconciler-report ../reconciler/target/scale-report.txt \
+	  $(if $(BENCH_OTHER_LINE),--other-line target/flink-$(BENCH_OTHER_LINE)) $(BENCH_ARGS)
 
 ##@ Deploy
 

@@ -9,13 +9,13 @@ import io.lineflow.testing.KafkaBrokerMain;
 import io.lineflow.testing.ManagedProcess;
 
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.util.EnvironmentInformation;
 
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -44,6 +44,12 @@ public final class Bench {
      * named in {@code LineflowPipeline}) and the Kafka fetcher thread after its source's task.
      */
     private static final String[] LINEFLOW_THREADS = {"kafka-source", "count device windows", "count rejections"};
+
+    /**
+     * How long the other line's JVM may take to start or to answer a run: only a hung one waits it
+     * out (one that dies ends the wait at once), and a full-size run takes well under a minute.
+     */
+    private static final Duration OTHER_LINE_PATIENCE = Duration.ofMinutes(20);
 
     private final BenchSettings s;
 
@@ -74,7 +80,7 @@ public final class Bench {
         Path work = s.workDir.toAbsolutePath();
         Files.createDirectories(work);
         say("Settings: " + s);
-        Report report = new Report(s);
+        Report report = new Report(s, EnvironmentInformation.getVersion());
         int brokerPort = EmbeddedKafka.freePort();
         String bootstrap = "127.0.0.1:" + brokerPort;
         ManagedProcess broker = startBroker(work, brokerPort);
@@ -95,45 +101,53 @@ public final class Bench {
             long produced = Workload.produce(bootstrap, topic, s, Workload.start());
             say(String.format("Produced %,d events in %.1f s", produced, (System.nanoTime() - t0) / 1e9));
 
-            Configuration lineflowConf = flink.lineflowConfig(
+            LineRows.Target target = new LineRows.Target(
                     bootstrap,
                     topic,
                     pg.jdbcUrl(),
                     pg.user(),
-                    "execution.checkpointing.interval",
-                    s.checkpointIntervalMs + " ms");
+                    produced,
+                    (long) s.devices * s.windows(),
+                    s.checkpointIntervalMs);
             // Each round runs every row, back to back, and its ratios pair rows of that round only;
             // every other round runs the rows in reverse order, so that a machine getting slower or
             // faster over the run favours neither side of a ratio. Each timed run comes right after
             // untimed runs of the same row (--warmups): a row timed right after the other Flink job
             // ran up to a third slower (the JIT's code for the shared Flink and Kafka paths was
-            // last fitted to the other job's types), which favoured whichever row ran first.
-            Rig rig = new Rig(pg, flink, broker, lineflowConf, bootstrap, topic, produced, report);
-            for (int r = 1; r <= s.repeats; r++) {
-                Map<String, Double> seconds = new HashMap<>();
-                List<String> order = new ArrayList<>(List.of("limit", "lineflow"));
-                if (s.sql) {
-                    order.addAll(List.of("sql", "sql-dedup"));
+            // last fitted to the other job's types), which favoured whichever row ran first. The
+            // other line's rows run in its own JVM, between this JVM's, so that they too see the
+            // machine as the rows they are compared with do.
+            try (OtherLine other = s.otherLine == null
+                    ? null
+                    : OtherLine.start(s.otherLine, work, s.parallelism, target, OTHER_LINE_PATIENCE)) {
+                if (other != null) {
+                    report.otherLine = other.flinkVersion;
+                    say("Flink " + other.flinkVersion + " runs rows 8 and 8b in a JVM of its own; its log: "
+                            + other.log());
                 }
-                if (r % 2 == 0) {
-                    Collections.reverse(order);
-                }
-                for (String row : order) {
-                    for (int pass = s.warmups; pass >= 0; pass--) {
-                        String round = String.format("[%d/%d%s]", r, s.repeats, pass == 0 ? "" : " warm-up");
-                        settle();
-                        seconds.put(row, runRow(rig, row, round, pass == 0));
+                Rig rig = new Rig(new LineRows(flink, target), other, broker, target, report);
+                for (int r = 1; r <= s.repeats; r++) {
+                    Map<String, Double> seconds = new HashMap<>();
+                    List<String> order = new ArrayList<>(List.of("limit", "lineflow"));
+                    if (other != null) {
+                        order.add("other-lineflow");
+                        if (s.sql) {
+                            order.add("other-sql");
+                        }
                     }
-                }
-                double lineflow = seconds.get("lineflow");
-                report.limit.add(produced / seconds.get("limit"));
-                report.lineflow.add(produced / lineflow);
-                report.lineflowRatioToLimit.add(seconds.get("limit") / lineflow);
-                if (s.sql) {
-                    report.sql.rate.add(produced / seconds.get("sql"));
-                    report.sql.lineflowRatio.add(seconds.get("sql") / lineflow);
-                    report.sqlDedup.rate.add(produced / seconds.get("sql-dedup"));
-                    report.sqlDedup.lineflowRatio.add(seconds.get("sql-dedup") / lineflow);
+                    if (s.sql) {
+                        order.addAll(List.of("sql", "sql-dedup"));
+                    }
+                    if (r % 2 == 0) {
+                        Collections.reverse(order);
+                    }
+                    for (String row : order) {
+                        for (int pass = s.warmups; pass >= 0; pass--) {
+                            String round = String.format("[%d/%d%s]", r, s.repeats, pass == 0 ? "" : " warm-up");
+                            seconds.put(row, runRow(rig, row, round, pass == 0));
+                        }
+                    }
+                    report.addRound(seconds, produced);
                 }
             }
 
@@ -150,7 +164,7 @@ public final class Bench {
                         cp.durationMs.size()));
             }
 
-            truncate(pg, "device_window_stats", "rejected_events");
+            pg.truncateTables();
             Configuration jobConf = flink.lineflowConfig(bootstrap, topic, pg.jdbcUrl(), pg.user());
             int batch = jobConf.get(LineflowOptions.SINK_BATCH_SIZE);
             long window = Workload.start() - 1_000 * Workload.WINDOW_MILLIS;
@@ -173,7 +187,7 @@ public final class Bench {
                             "sink %s%,d devices: %.2f s",
                             rewrite ? "(reWriteBatchedInserts) " : "", devices, seconds.median()));
                 }
-                truncate(pg, "device_window_stats");
+                pg.truncateTables();
             }
         } finally {
             broker.stop();
@@ -188,101 +202,122 @@ public final class Bench {
         return text;
     }
 
-    /** Every (device, window) row is there and the events add up: the run did the whole work. */
-    private boolean check(EmbeddedPostgresServer pg, String table, long produced) throws Exception {
-        try (Connection c = pg.connect();
-                Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery("SELECT count(*), coalesce(sum(events_seen), 0) FROM " + table)) {
-            rs.next();
-            long rows = rs.getLong(1);
-            long events = rs.getLong(2);
-            boolean ok = rows == (long) s.devices * s.windows() && events == produced;
-            if (!ok) {
-                say(String.format(
-                        "WARNING %s: %,d rows (expected %,d), %,d events (expected %,d)",
-                        table, rows, (long) s.devices * s.windows(), events, produced));
-            }
-            return ok;
+    /**
+     * The CPU one lineflow run used, read around its job: the JVM's, the job's threads' plus the
+     * collector's ({@code job}, {@code gc} of it), the JIT's time, the page faults, the broker's.
+     */
+    private static final class Cpu implements LineRows.Probe {
+        private final ManagedProcess brokerProcess;
+        private long cpu0;
+        private long gc0;
+        private double broker0;
+        private long jit0;
+        private long faults0;
+        private ThreadCpu jobThreads;
+        double jvm;
+        double job;
+        double gc;
+        double jit;
+        long faults;
+        double broker;
+
+        Cpu(ManagedProcess brokerProcess) {
+            this.brokerProcess = brokerProcess;
+        }
+
+        @Override
+        public void started() throws Exception {
+            cpu0 = cpuNanos();
+            gc0 = ThreadCpu.gcNanos();
+            broker0 = brokerProcess.cpuSeconds();
+            jit0 = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+            faults0 = minorFaults();
+            jobThreads = ThreadCpu.start(LINEFLOW_THREADS);
+        }
+
+        @Override
+        public void ended() throws Exception {
+            gc = (ThreadCpu.gcNanos() - gc0) / 1e9;
+            job = jobThreads.stop() + gc;
+            jvm = (cpuNanos() - cpu0) / 1e9;
+            broker = brokerProcess.cpuSeconds() - broker0;
+            jit = (ManagementFactory.getCompilationMXBean().getTotalCompilationTime() - jit0) / 1e3;
+            faults = minorFaults() - faults0;
         }
     }
 
-    /** What every throughput row runs against. */
-    private record Rig(
-            EmbeddedPostgresServer pg,
-            FlinkRuns flink,
-            ManagedProcess broker,
-            Configuration lineflowConf,
-            String bootstrap,
-            String topic,
-            long produced,
-            Report report) {}
+    /** What every throughput row runs against; {@code other} is null without the other line. */
+    private record Rig(LineRows rows, OtherLine other, ManagedProcess broker, LineRows.Target target, Report report) {}
 
     /**
      * Runs one throughput row once and returns its seconds; a timed run's figures go into the
      * report, an untimed one only warms the row up.
      */
     private double runRow(Rig rig, String row, String round, boolean timed) throws Exception {
-        EmbeddedPostgresServer pg = rig.pg();
-        FlinkRuns flink = rig.flink();
-        Configuration lineflowConf = rig.lineflowConf();
-        String bootstrap = rig.bootstrap();
-        String topic = rig.topic();
-        long produced = rig.produced();
+        long produced = rig.target().events();
         Report report = rig.report();
         switch (row) {
             case "limit" -> {
-                double limit = time(() -> ConsumeLimit.run(bootstrap, topic, s.partitions, s.parallelism));
+                LineRows.settle();
+                double limit = time(() ->
+                        ConsumeLimit.run(rig.target().bootstrap(), rig.target().topic(), s.partitions, s.parallelism));
                 say(String.format("%s consume limit: %,.0f events/s", round, produced / limit));
                 return limit;
             }
             case "lineflow" -> {
-                truncate(pg, "device_window_stats", "rejected_events");
-                long cpu0 = cpuNanos();
-                long gc0 = ThreadCpu.gcNanos();
-                double broker0 = rig.broker().cpuSeconds();
-                long jit0 = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
-                long faults0 = minorFaults();
-                ThreadCpu jobThreads = ThreadCpu.start(LINEFLOW_THREADS);
-                double lineflow = flink.runLineflow(lineflowConf);
-                double gcCpu = (ThreadCpu.gcNanos() - gc0) / 1e9;
-                double jobCpu = jobThreads.stop() + gcCpu;
-                double cpu = (cpuNanos() - cpu0) / 1e9;
-                double brokerCpu = rig.broker().cpuSeconds() - broker0;
-                double jit = (ManagementFactory.getCompilationMXBean().getTotalCompilationTime() - jit0) / 1e3;
-                long faults = minorFaults() - faults0;
-                boolean exact = check(pg, "device_window_stats", produced);
+                Cpu cpu = new Cpu(rig.broker());
+                LineRows.Run run = rig.rows().lineflow(cpu);
                 if (timed) {
-                    report.lineflowPerCpuSecond.add(produced / cpu);
-                    report.lineflowPerJobCpuSecond.add(produced / jobCpu);
-                    report.brokerPerCpuSecond.add(produced / brokerCpu);
-                    report.lineflowExact &= exact;
+                    report.lineflowPerCpuSecond.add(produced / cpu.jvm);
+                    report.lineflowPerJobCpuSecond.add(produced / cpu.job);
+                    report.brokerPerCpuSecond.add(produced / cpu.broker);
+                    report.lineflowExact &= run.exact();
                 }
                 say(String.format(
                         "%s lineflow job: %,.0f events/s (%.1f s; %.1f CPU-s, %.1f of them the job's threads, %.1f"
                                 + " the collector's, %.1f s the JIT compilers'; %,d page faults; the broker %.1f CPU-s)",
-                        round, produced / lineflow, lineflow, cpu, jobCpu - gcCpu, gcCpu, jit, faults, brokerCpu));
-                return lineflow;
+                        round,
+                        produced / run.seconds(),
+                        run.seconds(),
+                        cpu.jvm,
+                        cpu.job - cpu.gc,
+                        cpu.gc,
+                        cpu.jit,
+                        cpu.faults,
+                        cpu.broker));
+                return run.seconds();
             }
-            default -> {
-                // Plain, or with dedup in front whose ids live as long as lineflow's
-                // do: a window and its allowed lateness.
-                Duration horizon = row.equals("sql")
-                        ? null
-                        : lineflowConf
-                                .get(LineflowOptions.WINDOW_SIZE)
-                                .plus(lineflowConf.get(LineflowOptions.ALLOWED_LATENESS));
-                truncate(pg, "device_window_stats_sql");
-                double sql = flink.runSql(
-                        bootstrap, topic, pg.jdbcUrl(), "device_window_stats_sql", s.checkpointIntervalMs, horizon);
-                boolean sqlExact = check(pg, "device_window_stats_sql", produced);
+            case "sql", "sql-dedup" -> {
+                boolean dedup = row.equals("sql-dedup");
+                LineRows.Run run = rig.rows().sql(dedup);
                 if (timed) {
-                    (horizon == null ? report.sql : report.sqlDedup).exact &= sqlExact;
+                    (dedup ? report.sqlDedup : report.sql).exact &= run.exact();
                 }
                 say(String.format(
                         "%s Flink SQL%s: %,.0f events/s (%.1f s)",
-                        round, horizon == null ? "" : " with dedup", produced / sql, sql));
-                return sql;
+                        round, dedup ? " with dedup" : "", produced / run.seconds(), run.seconds()));
+                return run.seconds();
             }
+            case "other-lineflow", "other-sql" -> {
+                boolean sql = row.equals("other-sql");
+                LineRows.Run run = rig.other().run(sql ? "sql" : "lineflow");
+                if (timed) {
+                    if (sql) {
+                        report.otherSql.exact &= run.exact();
+                    } else {
+                        report.otherLineflowExact &= run.exact();
+                    }
+                }
+                say(String.format(
+                        "%s %s on Flink %s: %,.0f events/s (%.1f s)",
+                        round,
+                        sql ? "Flink SQL" : "lineflow job",
+                        rig.other().flinkVersion,
+                        produced / run.seconds(),
+                        run.seconds()));
+                return run.seconds();
+            }
+            default -> throw new IllegalStateException("no row " + row);
         }
     }
 
@@ -308,13 +343,6 @@ public final class Bench {
         return broker;
     }
 
-    private static void truncate(EmbeddedPostgresServer pg, String... tables) throws Exception {
-        try (Connection c = pg.connect();
-                Statement st = c.createStatement()) {
-            st.execute("TRUNCATE " + String.join(", ", tables));
-        }
-    }
-
     /** A timed step. */
     private interface Step {
         Object run() throws Exception;
@@ -324,14 +352,6 @@ public final class Bench {
         long t0 = System.nanoTime();
         step.run();
         return (System.nanoTime() - t0) / 1e9;
-    }
-
-    /**
-     * A full collection before each timed row, so that no row pays for collecting the garbage
-     * (or the released state) of the row before it.
-     */
-    private static void settle() {
-        System.gc();
     }
 
     private static long cpuNanos() {

@@ -2,6 +2,7 @@ package io.lineflow.bench;
 
 import io.lineflow.testing.CommandLines;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,6 +47,11 @@ public final class BenchSettings {
     public Path report = Path.of("target", "bench-report.md");
     /** The reconciler's scale measurement (run in its own JVM by {@code make bench}), if any. */
     public Path reconcilerReport;
+    /**
+     * The other Flink line's build of this module ({@code classes} and {@code bench.classpath} in
+     * it), whose JVM runs rows 8 and 8b; none, and those rows are not run.
+     */
+    public Path otherLine;
 
     /** The options, each with a value; durations in Flink's syntax ({@code 10 s}, {@code 500 ms}). */
     private static final List<String> OPTIONS = List.of(
@@ -65,7 +71,8 @@ public final class BenchSettings {
             "sql",
             "work-dir",
             "report",
-            "reconciler-report");
+            "reconciler-report",
+            "other-line");
 
     /** Parses {@code --key value} pairs; an unknown key fails with the list of known ones. */
     public static BenchSettings parse(String... args) {
@@ -100,6 +107,7 @@ public final class BenchSettings {
                 case "work-dir" -> s.workDir = Path.of(v);
                 case "report" -> s.report = Path.of(v);
                 case "reconciler-report" -> s.reconcilerReport = Path.of(v);
+                case "other-line" -> s.otherLine = otherLine(v);
                 default -> throw new IllegalStateException("option --" + o.getKey() + " is declared but not read");
             }
         }
@@ -120,6 +128,19 @@ public final class BenchSettings {
         return (long) windows() * devices * eventsPerWindow;
     }
 
+    /** A folder holding a build of this module: its classes and its runtime classpath. */
+    private static Path otherLine(String v) {
+        Path build = Path.of(v);
+        for (Path needed : List.of(build.resolve("classes"), build.resolve("bench.classpath"))) {
+            if (!Files.exists(needed)) {
+                throw new IllegalArgumentException("--other-line " + v + ": " + needed
+                        + " is missing; the folder must hold a build of the bench for the other Flink line,"
+                        + " e.g. target/flink-2.2 after mvn -Dflink.line=2.2 -pl bench -am package");
+            }
+        }
+        return build;
+    }
+
     private static List<Integer> ints(String v) {
         List<Integer> out = new ArrayList<>();
         for (String p : v.split(",")) {
@@ -133,28 +154,29 @@ public final class BenchSettings {
                 + " --repeats N --warmups N --checkpoint-interval D --checkpoint-devices N --checkpoint-events N"
                 + " --checkpoints N"
                 + " --checkpoint-cost-interval D --sink-devices N[,N] --sql true|false"
-                + " --work-dir DIR --report FILE --reconciler-report FILE";
+                + " --work-dir DIR --report FILE --reconciler-report FILE --other-line DIR";
     }
 
     @Override
     public String toString() {
         return String.format(
-                "%,d events (%,d devices × %d events × %d windows), %d partitions, parallelism %d, %d repeats, each after %d untimed run(s) of the same row,"
-                        + " checkpoint every %d ms; checkpoint cost: %,d devices × %d events, %d checkpoints every %d ms;"
-                        + " sink: %s devices",
-                totalEvents(),
-                devices,
-                eventsPerWindow,
-                windows(),
-                partitions,
-                parallelism,
-                repeats,
-                warmups,
-                checkpointIntervalMs,
-                checkpointDevices,
-                checkpointEvents,
-                checkpoints,
-                checkpointCostIntervalMs,
-                sinkDevices);
+                        "%,d events (%,d devices × %d events × %d windows), %d partitions, parallelism %d, %d repeats, each after %d untimed run(s) of the same row,"
+                                + " checkpoint every %d ms; checkpoint cost: %,d devices × %d events, %d checkpoints every %d ms;"
+                                + " sink: %s devices",
+                        totalEvents(),
+                        devices,
+                        eventsPerWindow,
+                        windows(),
+                        partitions,
+                        parallelism,
+                        repeats,
+                        warmups,
+                        checkpointIntervalMs,
+                        checkpointDevices,
+                        checkpointEvents,
+                        checkpoints,
+                        checkpointCostIntervalMs,
+                        sinkDevices)
+                + (otherLine == null ? "" : "; the other Flink line's build: " + otherLine);
     }
 }

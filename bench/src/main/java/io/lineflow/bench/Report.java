@@ -11,6 +11,8 @@ import java.util.Map;
 /** The benchmark's figures and their Markdown table. */
 public final class Report {
     private final BenchSettings s;
+    /** The Flink version of the bench's JVM, which runs rows 1 to 6. */
+    private final String line;
 
     public final Samples limit = new Samples();
     public final Samples lineflow = new Samples();
@@ -23,6 +25,18 @@ public final class Report {
     public final SqlRow sql = new SqlRow();
     /** Row 3b: the query with Flink SQL's deduplication in front, i.e. lineflow's work. */
     public final SqlRow sqlDedup = new SqlRow();
+    /** The Flink version of rows 8 and 8b, run in a JVM of their own; null when they did not run. */
+    public String otherLine;
+    /** Row 8: lineflow's job on the other line. */
+    public final Samples otherLineflow = new Samples();
+    /** Row 8 over row 2, per round: lineflow on the other line ÷ lineflow on this one. */
+    public final Samples otherLineflowToLineflow = new Samples();
+
+    public boolean otherLineflowExact = true;
+    /** Row 8b: row 3's query on the other line; its ratio is row 8 over it. */
+    public final SqlRow otherSql = new SqlRow();
+    /** Row 8b over row 3, per round: Flink SQL on the other line ÷ Flink SQL on this one. */
+    public final Samples otherSqlToSql = new Samples();
 
     public final List<CheckpointCost.Result> checkpoints = new ArrayList<>();
     /** Seconds per window close, keyed {@code plain:<devices>} or {@code rewrite:<devices>}. */
@@ -35,10 +49,42 @@ public final class Report {
         public final Samples rate = new Samples();
         public final Samples lineflowRatio = new Samples();
         public boolean exact = true;
+
+        private void add(long events, double seconds, double lineflowSeconds) {
+            rate.add(events / seconds);
+            lineflowRatio.add(seconds / lineflowSeconds);
+        }
     }
 
-    Report(BenchSettings s) {
+    Report(BenchSettings s, String line) {
         this.s = s;
+        this.line = line;
+    }
+
+    /**
+     * One round's rates and ratios, from the seconds each throughput row took over the same {@code
+     * events}: {@code limit} and {@code lineflow}, and the rows run when asked, {@code sql} with
+     * {@code sql-dedup}, {@code other-lineflow} and {@code other-sql}. Every ratio pairs two runs of
+     * this round.
+     */
+    public void addRound(Map<String, Double> seconds, long events) {
+        double lineflowSeconds = seconds.get("lineflow");
+        limit.add(events / seconds.get("limit"));
+        lineflow.add(events / lineflowSeconds);
+        lineflowRatioToLimit.add(seconds.get("limit") / lineflowSeconds);
+        if (seconds.containsKey("sql")) {
+            sql.add(events, seconds.get("sql"), lineflowSeconds);
+            sqlDedup.add(events, seconds.get("sql-dedup"), lineflowSeconds);
+        }
+        if (seconds.containsKey("other-lineflow")) {
+            double otherSeconds = seconds.get("other-lineflow");
+            otherLineflow.add(events / otherSeconds);
+            otherLineflowToLineflow.add(lineflowSeconds / otherSeconds);
+            if (seconds.containsKey("other-sql")) {
+                otherSql.add(events, seconds.get("other-sql"), otherSeconds);
+                otherSqlToSql.add(seconds.get("sql") / seconds.get("other-sql"));
+            }
+        }
     }
 
     /**
@@ -50,8 +96,11 @@ public final class Report {
         StringBuilder b = new StringBuilder();
         b.append("# lineflow benchmark\n\n");
         b.append("Date: ").append(date).append("  \nMachine: ").append(machine).append("  \n");
+        b.append("Flink: ").append(line).append(otherLine == null ? "" : " (rows 8 and 8b: " + otherLine + ")");
+        b.append("  \n");
         b.append("Workload: ").append(s).append("\n\n");
-        b.append("Every row runs in one JVM; the Kafka broker it reads from runs in a JVM of its own and")
+        b.append("Every row but 8 and 8b runs in one JVM (those in one of their own, on the other Flink line);"
+                        + " the Kafka broker they read from runs in a JVM of its own and")
                 .append(" PostgreSQL as its own processes, all sharing the cores with what is measured. A ratio is the")
                 .append(" median of the ratios paired within each round, with their range: the figure to compare")
                 .append(" across runs and machines, where the absolute rates are not.\n\n");
@@ -162,6 +211,32 @@ public final class Report {
                     spread(seconds, "s"),
                     rate(devices / seconds.median()).replace("ev/s", "rows/s"));
         });
+        if (otherLine == null) {
+            row(b, "8", "lineflow on the other Flink line", "not run (no --other-line)", "", "");
+        } else {
+            row(
+                    b,
+                    "8",
+                    "lineflow job on Flink " + otherLine + ": row 2's job, topic and table, in a JVM of its own"
+                            + " with the same options, its runs interleaved with rows 1 to 3b"
+                            + (otherLineflowExact ? " (table checked: exact)" : " (**table NOT exact**)"),
+                    rate(otherLineflow),
+                    spread(otherLineflow, "ev/s"),
+                    ratio("= %.2f × lineflow on " + line, otherLineflowToLineflow)
+                            + (otherSql.rate.isEmpty()
+                                    ? ""
+                                    : "; " + ratio("= %.2f × Flink SQL on " + otherLine, otherSql.lineflowRatio)));
+            if (!otherSql.rate.isEmpty()) {
+                row(
+                        b,
+                        "8b",
+                        "Flink SQL on Flink " + otherLine + ": row 3's query, in row 8's JVM"
+                                + (otherSql.exact ? " (table checked)" : " (**table NOT complete**)"),
+                        rate(otherSql.rate),
+                        spread(otherSql.rate, "ev/s"),
+                        ratio("SQL on " + otherLine + " = %.2f × SQL on " + line, otherSqlToSql));
+            }
+        }
         b.append("\n");
         b.append("(7) Reconciler: ")
                 .append(reconciler == null ? "not measured" : reconciler)

@@ -1,14 +1,19 @@
 package io.lineflow.testing;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * A child JVM started by the drill or the benchmark. Every one is remembered, and a shutdown hook
@@ -78,13 +83,27 @@ public final class ManagedProcess {
 
     /** Waits until the process has written {@code text}; fails if it dies or takes too long. */
     public void awaitOutput(String text, Duration timeout) {
+        awaitLine(line -> line.contains(text), timeout);
+    }
+
+    /**
+     * Waits until the process has written a line that starts with {@code prefix} and returns the
+     * first such line; fails if it dies first or takes too long.
+     */
+    public String awaitLine(String prefix, Duration timeout) {
+        return awaitLine(line -> line.startsWith(prefix), timeout);
+    }
+
+    private String awaitLine(Predicate<String> wanted, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            try {
-                if (Files.exists(log) && Files.readString(log).contains(text)) {
-                    return;
+            // Latin-1 decodes any byte, so stray output cannot hide a line of ASCII.
+            try (Stream<String> lines = Files.lines(log, StandardCharsets.ISO_8859_1)) {
+                Optional<String> line = lines.filter(wanted).findFirst();
+                if (line.isPresent()) {
+                    return line.get();
                 }
-            } catch (IOException e) {
+            } catch (IOException | UncheckedIOException e) {
                 // not written yet
             }
             if (!alive()) {
@@ -98,6 +117,26 @@ public final class ManagedProcess {
             }
         }
         throw new IllegalStateException(this + " not ready within " + timeout + "; see " + log);
+    }
+
+    /** Writes {@code line} to the process's standard input. */
+    public void send(String line) {
+        try {
+            OutputStream in = process.getOutputStream();
+            in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            in.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write to " + this + "; see " + log, e);
+        }
+    }
+
+    /** Closes the process's standard input: a child that reads it sees its end. */
+    public void closeInput() {
+        try {
+            process.getOutputStream().close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot close the input of " + this, e);
+        }
     }
 
     /** CPU time (user and system) the process has used so far, as the kernel counts it. */
