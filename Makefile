@@ -157,9 +157,9 @@ BENCH_ARGS ?=
 BENCH_JAVA_OPTS ?= -Xms2g -Xmx2g
 # The reconciler's one-pass measurement runs in its own JVM: it must not share the job's classpath.
 BENCH_RECONCILER ?= true
-# Rows 8 and 8b: lineflow and Flink SQL on this Flink line, built into bench/target/flink-<line> and
+# Rows 8 and 8b: lineflow and Flink SQL on this Flink line (the newest; the bench itself runs on the default), built into its line_target and
 # run in a JVM of their own, interleaved with rows 2 and 3 (empty: not built, not run).
-BENCH_OTHER_LINE ?= 2.2
+BENCH_OTHER_LINE ?= $(lastword $(FLINK_LINES))
 
 .PHONY: bench
 bench: ## Throughput vs the Kafka consume limit, Flink SQL and lineflow on the other Flink line (BENCH_OTHER_LINE=2.2), checkpoint, sink and reconciler cost (BENCH_ARGS="--events 500000"); table in bench/target/bench-report.md.
@@ -172,7 +172,7 @@ bench: ## Throughput vs the Kafka consume limit, Flink SQL and lineflow on the o
 	cd bench && exec $(JAVA) $(call java_opens,$(DEFAULT_FLINK_LINE)) $(BENCH_JAVA_OPTS) -Djava.io.tmpdir=target \
 	  -Dlog4j2.configurationFile=bench-log4j2.properties -cp "target/classes:$$(cat target/bench.classpath)" \
 	  io.lineflow.bench.Bench --reconciler-report ../reconciler/target/scale-report.txt \
-	  $(if $(BENCH_OTHER_LINE),--other-line target/flink-$(BENCH_OTHER_LINE)) $(BENCH_ARGS)
+	  $(if $(BENCH_OTHER_LINE),--other-line $(call line_target,$(BENCH_OTHER_LINE))) $(BENCH_ARGS)
 
 ##@ Deploy
 
