@@ -1,5 +1,7 @@
 package io.lineflow.deploy;
 
+import io.lineflow.testing.OperatorCrds;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -32,7 +34,6 @@ import java.util.Set;
  * IntOrString and Quantity accept strings and numbers, as the API server does.
  */
 final class KubeSchemas {
-    private static final String CRD_FILE = "flinkdeployments.flink.apache.org-v1.yml";
     private static final String OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
@@ -86,15 +87,7 @@ final class KubeSchemas {
      * extracts it into {@code dir}; fails naming the file and how to get it when it is not there.
      */
     static Path flinkDeploymentCrd(Path dir, String version) {
-        Path crd = dir.resolve(version).resolve(CRD_FILE);
-        if (!Files.isRegularFile(crd)) {
-            throw new IllegalStateException(crd + " is missing: `scripts/operator-crds.sh " + dir
-                    + "` extracts the CRDs of operator release " + version
-                    + " from its source release (../shared/vendor/flink-kubernetes-operator-" + version
-                    + "-src.tar.gz, or the file LINEFLOW_OPERATOR_SRC names); Maven runs it in"
-                    + " generate-test-resources");
-        }
-        return crd;
+        return OperatorCrds.of(dir, version).resolve(OperatorCrds.FLINK_DEPLOYMENT);
     }
 
     /** The CRD's openAPIV3Schema made strict, with metadata checked as a real ObjectMeta. */

@@ -1,6 +1,7 @@
 package io.lineflow.k8s;
 
 import io.lineflow.testing.Commands;
+import io.lineflow.testing.OperatorCrds;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -53,15 +54,7 @@ final class Repo {
             throw new IllegalStateException("operator-config/chart.env names no OPERATOR_CHART_VERSION");
         }
         String version = m.group(1);
-        Path dir = OPERATOR_CRDS.resolve(version);
-        Path flinkDeployments = dir.resolve("flinkdeployments.flink.apache.org-v1.yml");
-        if (!Files.isRegularFile(flinkDeployments)) {
-            throw new IllegalStateException(flinkDeployments + " is missing: `scripts/operator-crds.sh " + OPERATOR_CRDS
-                    + "` extracts the CRDs of operator release " + version
-                    + " from its source release (../shared/vendor/flink-kubernetes-operator-" + version
-                    + "-src.tar.gz, or the file LINEFLOW_OPERATOR_SRC names); Maven runs it in"
-                    + " generate-test-resources");
-        }
+        Path dir = OperatorCrds.of(OPERATOR_CRDS, version);
         try (Stream<Path> files = Files.list(dir)) {
             return files.filter(f -> f.getFileName().toString().endsWith(".yml"))
                     .sorted()
