@@ -67,9 +67,8 @@ CACHE="${LINEFLOW_IMAGES_CACHE:-$ROOT/.cache/e2e-images}"
 SHARED="${LINEFLOW_IMAGES_SHARED_CACHE-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/lineflow/e2e-images}"
 # chart.env's version, unless the environment names another (`make … OPERATOR_CHART_VERSION=X`
 # exports it); the operator commands also take one as their second argument.
-OPERATOR_VERSION="${OPERATOR_CHART_VERSION:-$(sed -n 's/^OPERATOR_CHART_VERSION=//p' "$ROOT/operator-config/chart.env")}"
-case "${1:-}" in operator-build | operator-image | chart) OPERATOR_VERSION="${2:-$OPERATOR_VERSION}" ;; esac
-[[ "$OPERATOR_VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "operator version '$OPERATOR_VERSION' is not X.Y.Z"
+case "${1:-}" in operator-build | operator-image | chart) OPERATOR_VERSION="$(operator_version "${2:-}")" ;;
+  *) OPERATOR_VERSION="$(operator_version "")" ;; esac
 FLINK_VERSION="$(sed -n 's:.*<flink.version>\(.*\)</flink.version>.*:\1:p' "$ROOT/pom.xml" | head -1)"
 FLINK_IMAGE="lineflow/flink-standin:$FLINK_VERSION-java17"
 # The next Flink line: the root POM's flink-2.2 profile (docs/flink-lines.md), the major upgrade's.
@@ -99,8 +98,7 @@ JOB_NEXT_TAR="$IMAGES/lineflow-job-next.tar"
 NEXT_PATCH="$ROOT/images/job-next/next-release.patch"
 JRE_TAR="$IMAGES/jre-standin.tar"
 RECONCILER_TAR="$IMAGES/lineflow-reconciler.tar"
-OPERATOR_SRC="${LINEFLOW_OPERATOR_SRC:-../shared/vendor/flink-kubernetes-operator-$OPERATOR_VERSION-src.tar.gz}"
-[[ "$OPERATOR_SRC" == /* ]] || OPERATOR_SRC="$ROOT/$OPERATOR_SRC"
+OPERATOR_SRC="$(operator_src "$OPERATOR_VERSION")"
 JAVA_HOME_IN_IMAGE=/usr/lib/jvm/java-17-openjdk-amd64
 PATH_IN_IMAGE="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # Flink's user and group in the official images; every container here runs as it.
@@ -298,7 +296,7 @@ flink_image() {
 
 OPERATOR_OUT=""
 operator_build() {
-  [[ -f "$OPERATOR_SRC" ]] || die "operator source $OPERATOR_SRC not found; set LINEFLOW_OPERATOR_SRC to flink-kubernetes-operator-$OPERATOR_VERSION-src.tar.gz (Apache archive)"
+  need_operator_src "$OPERATOR_SRC" "$OPERATOR_VERSION"
   local key work tree start=$SECONDS
   # The recipe is in the key: a build from before a change of this function (1.15 needs the
   # logging jars copied) is not reused.
@@ -341,7 +339,7 @@ operator_build() {
 # The operator's Helm chart from the source release (no build needed); its path in $OPERATOR_CHART.
 OPERATOR_CHART=""
 operator_chart() {
-  [[ -f "$OPERATOR_SRC" ]] || die "operator source $OPERATOR_SRC not found; set LINEFLOW_OPERATOR_SRC to flink-kubernetes-operator-$OPERATOR_VERSION-src.tar.gz (Apache archive)"
+  need_operator_src "$OPERATOR_SRC" "$OPERATOR_VERSION"
   local dir
   dir="$CACHE/chart-$OPERATOR_VERSION-$(sha < "$OPERATOR_SRC")"
   OPERATOR_CHART="$dir/flink-kubernetes-operator"

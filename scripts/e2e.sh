@@ -105,7 +105,7 @@ phase images
 phase operator
 # The scenario operator-upgrade (named, or in `all`/`faults`) starts on the release an upgrade
 # comes from (chart.env's OPERATOR_UPGRADE_FROM) and upgrades to chart.env's own in the drill.
-# That release (1.10.0) knows flinkVersion only up to v1_20: on 2.2, `all` and `faults` leave the
+# That release knows flinkVersion only up to v1_20: on 2.2, `all` and `faults` leave the
 # scenario out (as the drill does), and naming it is refused here, before anything is installed.
 UPGRADE_FROM="$(sed -n 's/^OPERATOR_UPGRADE_FROM=//p' operator-config/chart.env)"
 from_old_operator=false

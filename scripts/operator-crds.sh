@@ -14,12 +14,9 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 OUT="${1:?usage: operator-crds.sh OUT_DIR}"
-VERSION="${OPERATOR_CHART_VERSION:-$(sed -n 's/^OPERATOR_CHART_VERSION=//p' "$ROOT/operator-config/chart.env")}"
-[[ "$VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "operator version '$VERSION' is not X.Y.Z"
-SRC="${LINEFLOW_OPERATOR_SRC:-../shared/vendor/flink-kubernetes-operator-$VERSION-src.tar.gz}"
-[[ "$SRC" == /* ]] || SRC="$ROOT/$SRC"
-[[ -f "$SRC" ]] || die "the operator's source release $SRC is missing; set LINEFLOW_OPERATOR_SRC to" \
-  "flink-kubernetes-operator-$VERSION-src.tgz from the Apache archive"
+VERSION="$(operator_version "")"
+SRC="$(operator_src "$VERSION")"
+need_operator_src "$SRC" "$VERSION"
 
 dest="$OUT/$VERSION"
 rm -rf "$dest.part" && mkdir -p "$dest.part"

@@ -163,7 +163,8 @@ record KubernetesScenario(String id, Fault fault, Control control, Incident inci
      * Why this scenario cannot run on a deployment on {@code flinkVersion}; empty when it can. On
      * the newest line lineflow builds ({@value KubernetesBackend#NEXT_FLINK_VERSION}) there is no
      * line to upgrade to, and the operator release an operator upgrade starts from (chart.env's
-     * OPERATOR_UPGRADE_FROM, 1.10.0) knows Flink versions only up to {@code v1_20}.
+     * OPERATOR_UPGRADE_FROM, which e2e.sh installs first) knows Flink versions only up to {@code
+     * v1_20}.
      */
     Optional<String> cannotRunOn(String flinkVersion) {
         if (fault == null || !KubernetesBackend.NEXT_FLINK_VERSION.equals(flinkVersion)) {
@@ -174,8 +175,9 @@ record KubernetesScenario(String id, Fault fault, Control control, Incident inci
                     + ", the newest line lineflow builds: there is no line to move it to");
         }
         if (fault == Fault.OPERATOR_UPGRADE) {
-            return Optional.of("the operator it upgrades from (OPERATOR_UPGRADE_FROM, 1.10.0) knows flinkVersion"
-                    + " only up to v1_20, not the deployment's " + flinkVersion);
+            return Optional.of(
+                    "the operator release it upgrades from (chart.env's OPERATOR_UPGRADE_FROM) knows flinkVersion"
+                            + " only up to v1_20, not the deployment's " + flinkVersion);
         }
         return Optional.empty();
     }
