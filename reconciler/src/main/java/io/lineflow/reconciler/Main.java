@@ -29,10 +29,8 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
@@ -88,7 +86,7 @@ public final class Main {
 
     private static int runController(String[] argv) throws Exception {
         Args a = Args.parse(argv, java.util.Set.of(), java.util.Set.of());
-        Map<String, String> settings = new LinkedHashMap<>(fromEnv(System.getenv()));
+        Map<String, String> settings = new LinkedHashMap<>(ReconcilerOptions.fromEnv(System.getenv()));
         settings.putAll(a.settings());
         Configuration conf = ReconcilerOptions.fromMap(settings);
         Clock clock = Clock.systemUTC();
@@ -128,24 +126,6 @@ public final class Main {
         }
         stop.await();
         return 0;
-    }
-
-    /**
-     * LINEFLOW_RECONCILER_FLINK_REST_TIMEOUT → lineflow.reconciler.flink.rest-timeout, matched against
-     * known keys and retired ones (so that a retired setting fails at start-up, not silently).
-     */
-    static Map<String, String> fromEnv(Map<String, String> env) {
-        Map<String, String> out = new LinkedHashMap<>();
-        List<String> keys = new ArrayList<>(
-                ReconcilerOptions.all().stream().map(ConfigOption::key).toList());
-        keys.addAll(ReconcilerOptions.RETIRED.keySet());
-        for (String key : keys) {
-            String var = ReconcilerOptions.envVar(key);
-            if (env.containsKey(var)) {
-                out.put(key, env.get(var));
-            }
-        }
-        return out;
     }
 
     /** The environment variable that sets an option: its key upper-cased, other characters as '_'. */

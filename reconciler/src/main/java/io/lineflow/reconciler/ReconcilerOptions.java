@@ -9,6 +9,7 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -331,6 +332,24 @@ public final class ReconcilerOptions {
                     + describe(AUDIT_MAX_RECORDS) + ")");
         }
         return conf;
+    }
+
+    /**
+     * LINEFLOW_RECONCILER_FLINK_REST_TIMEOUT → lineflow.reconciler.flink.rest-timeout, matched against
+     * known keys and retired ones (so that a retired setting fails at start-up, not silently).
+     */
+    public static Map<String, String> fromEnv(Map<String, String> env) {
+        Map<String, String> out = new LinkedHashMap<>();
+        List<String> keys =
+                new ArrayList<>(all().stream().map(ConfigOption::key).toList());
+        keys.addAll(RETIRED.keySet());
+        for (String key : keys) {
+            String var = envVar(key);
+            if (env.containsKey(var)) {
+                out.put(key, env.get(var));
+            }
+        }
+        return out;
     }
 
     /** The environment variable that sets a key: upper-cased, other characters as '_'. */

@@ -52,7 +52,8 @@ class ReconcilerOptionsTest {
     void securityProtocolDefaultsToPlaintextAndTakesKafkasNamesFromEnvOrSet() {
         assertThat(ReconcilerOptions.fromMap(Map.of()).get(ReconcilerOptions.KAFKA_SECURITY_PROTOCOL))
                 .isEqualTo(SecurityProtocol.PLAINTEXT);
-        assertThat(ReconcilerOptions.fromMap(Main.fromEnv(Map.of("LINEFLOW_RECONCILER_KAFKA_SECURITY_PROTOCOL", "SSL")))
+        assertThat(ReconcilerOptions.fromMap(
+                                ReconcilerOptions.fromEnv(Map.of("LINEFLOW_RECONCILER_KAFKA_SECURITY_PROTOCOL", "SSL")))
                         .get(ReconcilerOptions.KAFKA_SECURITY_PROTOCOL))
                 .isEqualTo(SecurityProtocol.SSL);
         assertThat(ReconcilerOptions.fromMap(Map.of("kafka.security-protocol", "SASL_SSL"))
@@ -72,7 +73,7 @@ class ReconcilerOptionsTest {
 
     @Test
     void envVarsMapToOptionKeys() {
-        Map<String, String> s = Main.fromEnv(Map.of(
+        Map<String, String> s = ReconcilerOptions.fromEnv(Map.of(
                 "LINEFLOW_RECONCILER_FLINK_REST_TIMEOUT", "2 s",
                 "LINEFLOW_RECONCILER_REMEDIATION_ENABLED", "false",
                 "PATH", "/usr/bin"));
@@ -88,7 +89,7 @@ class ReconcilerOptionsTest {
 
     @Test
     void theRetiredAuditDeploymentFailsAtStartUpNamingItsKeyAndWhatToDo() {
-        Map<String, String> env = Main.fromEnv(Map.of("LINEFLOW_RECONCILER_AUDIT_DEPLOYMENT", "lineflow"));
+        Map<String, String> env = ReconcilerOptions.fromEnv(Map.of("LINEFLOW_RECONCILER_AUDIT_DEPLOYMENT", "lineflow"));
         assertThatThrownBy(() -> ReconcilerOptions.fromMap(env))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'lineflow.reconciler.audit.deployment' (value 'lineflow') is retired")

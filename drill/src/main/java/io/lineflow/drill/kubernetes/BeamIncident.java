@@ -51,7 +51,6 @@ final class BeamIncident {
     static final String ALERT = "LineflowDuplicateConsumption";
     private static final String FINDING = "DUPLICATE_CONSUMPTION";
     private static final String REMEDIATED = "RemediationRestartedTaskManagers";
-    private static final String RECONCILER = "lineflow-reconciler";
     private static final String REMEDIATION_ENABLED = "LINEFLOW_RECONCILER_REMEDIATION_ENABLED";
     private static final int PARTITIONS = 6;
     /** The overlay: the e2e overlay, the shipped remediation component and the incident's deployment. */
@@ -150,8 +149,8 @@ final class BeamIncident {
      * (its Role comes with the incident's overlay), and waits for the reconciler's new pod.
      */
     private void remediation(boolean on) {
-        k8s.run("set", "env", "deployment/" + RECONCILER, REMEDIATION_ENABLED + "=" + on);
-        k8s.run("rollout", "status", "deployment/" + RECONCILER, "--timeout=180s");
+        k8s.run("set", "env", "deployment/" + FlinkCluster.RECONCILER, REMEDIATION_ENABLED + "=" + on);
+        k8s.run("rollout", "status", "deployment/" + FlinkCluster.RECONCILER, "--timeout=180s");
         log("  remediation %s in the reconciler", on ? "on" : "off");
     }
 

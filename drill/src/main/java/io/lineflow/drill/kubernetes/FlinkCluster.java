@@ -3,11 +3,13 @@ package io.lineflow.drill.kubernetes;
 import io.lineflow.flinkrest.FlinkRest;
 import io.lineflow.flinkrest.JobDetails;
 import io.lineflow.flinkrest.TaskManager;
+import io.lineflow.reconciler.ReconcilerOptions;
 import io.lineflow.reconciler.observe.OperatorClient;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -15,6 +17,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
 import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
@@ -54,6 +58,9 @@ final class FlinkCluster {
     private static final String HEALTH_SUFFIX = "-lineflow-health";
 
     static final String HEALTH = NAME + HEALTH_SUFFIX;
+
+    /** The reconciler's Deployment, in the job's namespace (manifests/reconciler). */
+    static final String RECONCILER = NAME + "-reconciler";
 
     static final String STATUS_ANNOTATION = "lineflow.io/status";
 
@@ -218,6 +225,52 @@ final class FlinkCluster {
                 .filter(Map.class::isInstance)
                 .map(spec -> ((Map<?, ?>) spec).get("flinkVersion"))
                 .map(String::valueOf);
+    }
+
+    /**
+     * The job's checkpoint timeout as its FlinkDeployment sets it ({@code flinkConfiguration}'s
+     * flat keys), else Flink's default.
+     *
+     * @throws IllegalStateException when the FlinkDeployment cannot be read
+     */
+    Duration checkpointTimeout() {
+        Map<?, ?> spec = read(() -> client.genericKubernetesResources(FLINK_DEPLOYMENTS)
+                        .inNamespace(namespace)
+                        .withName(name)
+                        .get())
+                .map(d -> d.getAdditionalProperties().get("spec"))
+                .filter(Map.class::isInstance)
+                .map(Map.class::cast)
+                .orElseThrow(() -> new IllegalStateException("the FlinkDeployment " + name + " in " + namespace
+                        + " could not be read for its checkpoint timeout"));
+        Map<String, String> flat = new TreeMap<>();
+        if (spec.get("flinkConfiguration") instanceof Map<?, ?> entries) {
+            entries.forEach((k, v) -> flat.put(String.valueOf(k), String.valueOf(v)));
+        }
+        return Configuration.fromMap(flat).get(CheckpointingOptions.CHECKPOINTING_TIMEOUT);
+    }
+
+    /**
+     * The in-cluster reconciler's settings as it reads them at start: the env of its Deployment
+     * {@value #RECONCILER}'s container, those given a value (one from a Secret or a field is no
+     * setting the drill times by).
+     *
+     * @throws IllegalStateException when the Deployment cannot be read
+     */
+    Configuration reconcilerSettings() {
+        Deployment deployment = read(() -> client.apps()
+                        .deployments()
+                        .inNamespace(namespace)
+                        .withName(RECONCILER)
+                        .get())
+                .orElseThrow(() -> new IllegalStateException(
+                        "the reconciler's Deployment " + RECONCILER + " in " + namespace + " could not be read"));
+        Map<String, String> env = new TreeMap<>();
+        deployment.getSpec().getTemplate().getSpec().getContainers().stream()
+                .flatMap(c -> c.getEnv().stream())
+                .filter(e -> e.getValue() != null)
+                .forEach(e -> env.put(e.getName(), e.getValue()));
+        return ReconcilerOptions.fromMap(ReconcilerOptions.fromEnv(env));
     }
 
     /** Sets {@code spec.job.state}, and nothing else, as {@code kubectl patch --type merge} would. */

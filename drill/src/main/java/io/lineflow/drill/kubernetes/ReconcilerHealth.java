@@ -3,6 +3,9 @@ package io.lineflow.drill.kubernetes;
 import io.lineflow.drill.core.Await;
 import io.lineflow.drill.core.DrillReport;
 import io.lineflow.drill.core.ScenarioResult;
+import io.lineflow.reconciler.ReconcilerOptions;
+
+import org.apache.flink.configuration.Configuration;
 
 import java.time.Duration;
 import java.util.function.Consumer;
@@ -11,13 +14,33 @@ import java.util.function.Consumer;
  * What the in-cluster reconciler must say of lineflow's deployment, read from the summary it
  * writes ({@link FlinkCluster#health}) and the Events it records.
  *
- * @param healthy until the reconciler says HEALTHY again after a healthy scenario (a pass every 10 s)
- * @param reported until a pitfall applied is reported (one pass, plus the API's round trips)
+ * @param healthy from the table's settling until the reconciler says HEALTHY again after a healthy
+ *     scenario
+ * @param reported until a pitfall applied is reported
  */
 record ReconcilerHealth(FlinkCluster flink, Duration healthy, Duration reported, Consumer<String> log) {
-    /** The e2e overlay's pass is 10 s. */
+    /**
+     * The waits of the deployment as deployed, read from the cluster: the reconciler's settings
+     * from its Deployment, the checkpoint timeout from the FlinkDeployment.
+     *
+     * <p>HEALTHY again within the longest a finding a healthy scenario rightly raises is kept:
+     * CHECKPOINT_FAILURES after an S3 outage stays for the reconciler's checkpoint-failures window
+     * from the last failed checkpoint, and that one expires up to a checkpoint timeout after the
+     * server is back, when the table settles; then a pass sees it gone and the next has written
+     * the summary (e2e: 60 s + 2 min + 2 × 10 s). A fixed 120 s left about 6 s to spare when the
+     * checkpoint failed 61 s into the 75 s outage: too little on a slower machine. A pitfall is
+     * reported within three passes: the one that sees it, and the API's round trips.
+     */
     static ReconcilerHealth of(FlinkCluster flink, Consumer<String> log) {
-        return new ReconcilerHealth(flink, Duration.ofSeconds(120), Duration.ofSeconds(30), log);
+        Configuration reconciler = flink.reconcilerSettings();
+        Duration pass = reconciler.get(ReconcilerOptions.INTERVAL);
+        Duration healthy = flink.checkpointTimeout()
+                .plus(reconciler.get(ReconcilerOptions.CHECKPOINT_FAILURE_WINDOW))
+                .plus(pass.multipliedBy(2));
+        Duration reported = pass.multipliedBy(3);
+        log.accept("the reconciler must say HEALTHY within " + healthy.toSeconds()
+                + " s of a healthy scenario's table and report a pitfall within " + reported.toSeconds() + " s");
+        return new ReconcilerHealth(flink, healthy, reported, log);
     }
 
     /** After a healthy scenario: HEALTHY again. */

@@ -1,14 +1,17 @@
 package io.lineflow.drill.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lineflow.drill.core.Scenario;
 import io.lineflow.drill.core.ScenarioResult;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -17,6 +20,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The checks of what the in-cluster reconciler says after a scenario: its continuous audit, read
@@ -145,6 +149,60 @@ class ReconcilerChecksTest {
                         .addToData("summary.json", "{\"findings\":[" + findings + "]}")
                         .build())
                 .createOr(c -> c.update());
+    }
+
+    @Test
+    void theWaitsAreTheDeployedReconcilersAndJobs() {
+        assertThatThrownBy(() -> ReconcilerHealth.of(flink, log::add))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("the reconciler's Deployment lineflow-reconciler in lineflow could not be read");
+
+        client.resource(new DeploymentBuilder()
+                        .withNewMetadata()
+                        .withName(FlinkCluster.RECONCILER)
+                        .withNamespace(NS)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNewTemplate()
+                        .withNewSpec()
+                        .addNewContainer()
+                        .withName("reconciler")
+                        .addNewEnv()
+                        .withName("LINEFLOW_RECONCILER_NAMESPACES")
+                        .withNewValueFrom()
+                        .withNewFieldRef()
+                        .withFieldPath("metadata.namespace")
+                        .endFieldRef()
+                        .endValueFrom()
+                        .endEnv()
+                        .addNewEnv()
+                        .withName("LINEFLOW_RECONCILER_INTERVAL")
+                        .withValue("15 s")
+                        .endEnv()
+                        .addNewEnv()
+                        .withName("LINEFLOW_RECONCILER_CHECKPOINT_FAILURES_WINDOW")
+                        .withValue("2 min")
+                        .endEnv()
+                        .endContainer()
+                        .endSpec()
+                        .endTemplate()
+                        .endSpec()
+                        .build())
+                .create();
+        ReconcilerHealth defaults = ReconcilerHealth.of(flink, log::add);
+        assertThat(defaults.healthy())
+                .as("Flink's default checkpoint timeout (10 min), the window, two passes")
+                .isEqualTo(Duration.ofSeconds(600 + 120 + 30));
+        assertThat(defaults.reported()).isEqualTo(Duration.ofSeconds(45));
+
+        client.resources(FlinkDeployment.class)
+                .inNamespace(NS)
+                .withName(FlinkCluster.NAME)
+                .edit(fd -> {
+                    fd.getSpec().setFlinkConfiguration(Map.of("execution.checkpointing.timeout", "60 s"));
+                    return fd;
+                });
+        assertThat(ReconcilerHealth.of(flink, log::add).healthy()).isEqualTo(Duration.ofSeconds(60 + 120 + 30));
     }
 
     @Test
