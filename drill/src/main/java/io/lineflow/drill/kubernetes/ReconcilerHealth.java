@@ -46,11 +46,15 @@ record ReconcilerHealth(FlinkCluster flink, Duration healthy, Duration reported,
     /** After a healthy scenario: HEALTHY again. */
     void healthyAgain(ScenarioResult result) {
         String[] status = {""};
+        long from = System.currentTimeMillis();
         boolean ok = Await.until(healthy, Await.pollWithin(healthy, Duration.ofSeconds(3)), () -> {
             status[0] = flink.healthStatus();
             return status[0].equals("HEALTHY");
         });
-        if (!ok) {
+        if (ok) {
+            log.accept("  the reconciler says HEALTHY " + DrillReport.seconds(System.currentTimeMillis() - from)
+                    + " after the table settled");
+        } else {
             result.problems.add("RECONCILER reports '" + status[0] + "', not HEALTHY, " + healthy.toSeconds()
                     + " s after the table settled");
         }

@@ -217,6 +217,7 @@ class ReconcilerChecksTest {
         summary("HEALTHY", "");
         health.healthyAgain(result);
         assertThat(result.problems).isEmpty();
+        assertThat(log).anyMatch(l -> l.matches("  the reconciler says HEALTHY \\d+\\.\\d s after the table settled"));
     }
 
     @Test
