@@ -5,6 +5,7 @@ import io.lineflow.drill.core.DrillReport;
 import io.lineflow.drill.core.ScenarioResult;
 import io.lineflow.drill.core.TableCheck;
 import io.lineflow.drill.core.TimeChart;
+import io.lineflow.reconciler.ReconcilerOptions;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import org.apache.kafka.clients.admin.Admin;
@@ -51,7 +52,8 @@ final class BeamIncident {
     static final String ALERT = "LineflowDuplicateConsumption";
     private static final String FINDING = "DUPLICATE_CONSUMPTION";
     private static final String REMEDIATED = "RemediationRestartedTaskManagers";
-    private static final String REMEDIATION_ENABLED = "LINEFLOW_RECONCILER_REMEDIATION_ENABLED";
+    private static final String REMEDIATION_ENABLED =
+            ReconcilerOptions.envVar(ReconcilerOptions.REMEDIATION_ENABLED.key());
     private static final int PARTITIONS = 6;
     /** The overlay: the e2e overlay, the shipped remediation component and the incident's deployment. */
     private static final Path OVERLAY = Path.of("kustomize/incidents/beam-kafkaio");

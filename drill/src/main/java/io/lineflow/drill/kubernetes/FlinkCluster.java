@@ -217,14 +217,18 @@ final class FlinkCluster {
      * as it is, since the 1.10 API's enum ends at {@code v1_20}. Empty while it cannot be read.
      */
     Optional<String> flinkVersion() {
+        return spec().map(spec -> spec.get("flinkVersion")).map(String::valueOf);
+    }
+
+    /** The FlinkDeployment's {@code spec} as written, read as a plain object; empty while it cannot be read. */
+    private Optional<Map<?, ?>> spec() {
         return read(() -> client.genericKubernetesResources(FLINK_DEPLOYMENTS)
                         .inNamespace(namespace)
                         .withName(name)
                         .get())
                 .map(d -> d.getAdditionalProperties().get("spec"))
                 .filter(Map.class::isInstance)
-                .map(spec -> ((Map<?, ?>) spec).get("flinkVersion"))
-                .map(String::valueOf);
+                .map(Map.class::cast);
     }
 
     /**
@@ -234,15 +238,8 @@ final class FlinkCluster {
      * @throws IllegalStateException when the FlinkDeployment cannot be read
      */
     Duration checkpointTimeout() {
-        Map<?, ?> spec = read(() -> client.genericKubernetesResources(FLINK_DEPLOYMENTS)
-                        .inNamespace(namespace)
-                        .withName(name)
-                        .get())
-                .map(d -> d.getAdditionalProperties().get("spec"))
-                .filter(Map.class::isInstance)
-                .map(Map.class::cast)
-                .orElseThrow(() -> new IllegalStateException("the FlinkDeployment " + name + " in " + namespace
-                        + " could not be read for its checkpoint timeout"));
+        Map<?, ?> spec = spec().orElseThrow(() -> new IllegalStateException(
+                "the FlinkDeployment " + name + " in " + namespace + " could not be read for its checkpoint timeout"));
         Map<String, String> flat = new TreeMap<>();
         if (spec.get("flinkConfiguration") instanceof Map<?, ?> entries) {
             entries.forEach((k, v) -> flat.put(String.valueOf(k), String.valueOf(v)));
