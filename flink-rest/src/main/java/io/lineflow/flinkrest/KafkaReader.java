@@ -27,12 +27,14 @@ public enum KafkaReader {
      * Beam's {@code KafkaIO} read on Beam's Flink runner: Beam's per-partition record-size
      * distribution, which the runner registers in the reading operator's group. Two readers of one
      * partition in a subtask share the name, so assignments cannot be counted: only the rate can
-     * show a double read.
+     * show a double read. Beam's splittable-DoFn read registers a backlog gauge under the same
+     * prefix, {@code KafkaIOReader_rawSize/backlogBytes_<topic>-<p>}: that one names no topic of
+     * its own and is not a partition read.
      */
     BEAM_KAFKA_IO(
             "Beam KafkaIO (Flink runner)",
             "KafkaIOReader_rawSize/<topic>-<p>",
-            "KafkaIOReader_rawSize/(.+)-(\\d+)",
+            "KafkaIOReader_rawSize/(?!backlogBytes_)(.+)-(\\d+)",
             false),
     /**
      * Any other reader, taken on the deployment's word: when the topic is named explicitly and no

@@ -1,5 +1,7 @@
 package io.lineflow.flinkrest;
 
+import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 
@@ -10,6 +12,9 @@ import java.util.regex.Matcher;
  * group when the partition's split is added to it, and a vertex's metric listing shows that as
  * {@code <subtask>.<operator>.KafkaSourceReader.topic.<topic>.partition.<p>.currentOffset}. A
  * source is recognised by what it measures, whatever its name.
+ *
+ * @param topic the topic as the metric listing writes it ({@link #listedName}): a topic with dots
+ *     in its name is listed with underscores in their place
  */
 public record ReaderPartition(int subtask, String operator, KafkaReader reader, String topic, int partition) {
 
@@ -23,5 +28,23 @@ public record ReaderPartition(int subtask, String operator, KafkaReader reader, 
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * How Flink's REST metric listing writes a Kafka topic's name: its metric query service
+     * replaces the characters it reserves (space, {@code .}, {@code :} and {@code ,}) in every
+     * group and metric name with {@code _}, and of those a Kafka topic name can hold only the dot.
+     * Kafka refuses a topic whose name differs from an existing one only by {@code .} against
+     * {@code _}, so on one broker a listed name stands for at most one topic.
+     */
+    public static String listedName(String kafkaTopic) {
+        return kafkaTopic.replace('.', '_');
+    }
+
+    /** The topic of {@code brokerTopics} that the metric listing writes as {@code listed}, if one is. */
+    public static Optional<String> kafkaName(String listed, Collection<String> brokerTopics) {
+        List<String> named =
+                brokerTopics.stream().filter(t -> listedName(t).equals(listed)).toList();
+        return named.size() == 1 ? Optional.of(named.get(0)) : Optional.empty();
     }
 }

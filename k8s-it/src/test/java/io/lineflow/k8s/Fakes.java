@@ -14,7 +14,11 @@ import org.apache.flink.kubernetes.operator.api.spec.TaskManagerSpec;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Stand-ins for what a real API server cannot give: Flink REST, Kafka, time; and a deployment like lineflow's. */
@@ -58,10 +62,10 @@ final class Fakes {
                     "Source: kafka-source",
                     4,
                     KafkaReader.KAFKA_SOURCE,
-                    "device-events",
+                    java.util.Set.of("device-events"),
                     dup ? 200.0 : 100.0,
                     dup ? 8 : 4,
-                    java.util.Set.of(0, 1, 2, 3));
+                    TestUtils.partitions("device-events", 0, 1, 2, 3));
             return new FlinkObservation(
                     restUrl,
                     null,
@@ -88,10 +92,25 @@ final class Fakes {
         }
 
         @Override
-        public KafkaObservation observe(String bootstrap, String topic, String groupId) {
+        public KafkaObservation observe(String bootstrap, Collection<String> topics, String groupId) {
             long end = 1_000_000 + (clock.millis() - start) / 10;
             return new KafkaObservation(
-                    bootstrap, topic, groupId, clock.instant(), null, 4, end, end - 500, 500L, Duration.ofDays(7));
+                    bootstrap,
+                    List.copyOf(topics),
+                    groupId,
+                    clock.instant(),
+                    null,
+                    4,
+                    end,
+                    end - 500,
+                    500L,
+                    Duration.ofDays(7));
+        }
+
+        /** Never asked for: the fake job's topic has no dot. */
+        @Override
+        public Optional<Set<String>> topicNames(String bootstrap) {
+            throw new UnsupportedOperationException("the fake broker lists no topics");
         }
     }
 

@@ -38,6 +38,7 @@ import org.apache.flink.kubernetes.operator.api.spec.TaskManagerSpec;
 import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
 import org.apache.flink.kubernetes.operator.api.status.FlinkDeploymentStatus;
 import org.apache.flink.kubernetes.operator.api.status.JobManagerDeploymentStatus;
+import org.apache.kafka.common.TopicPartition;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -49,10 +50,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /** Builders for deployments and observations shaped like lineflow's, healthy unless changed. */
@@ -138,10 +141,10 @@ public final class TestUtils {
                 "Source: kafka-source",
                 4,
                 KafkaReader.KAFKA_SOURCE,
-                "device-events",
+                Set.of("device-events"),
                 200.0,
                 8,
-                Set.of(0, 1, 2, 3));
+                partitions("device-events", 0, 1, 2, 3));
     }
 
     public static Source source(double rate) {
@@ -150,10 +153,10 @@ public final class TestUtils {
                 "Source: kafka-source -> parse",
                 4,
                 KafkaReader.KAFKA_SOURCE,
-                "device-events",
+                Set.of("device-events"),
                 rate,
                 4,
-                Set.of(0, 1, 2, 3));
+                partitions("device-events", 0, 1, 2, 3));
     }
 
     public static FlinkObservation flink(Job job) {
@@ -164,8 +167,13 @@ public final class TestUtils {
         return flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(30), 120, 0), source(100)));
     }
 
+    /** The partitions {@code ps} of {@code topic}. */
+    public static Set<TopicPartition> partitions(String topic, int... ps) {
+        return Arrays.stream(ps).mapToObj(p -> new TopicPartition(topic, p)).collect(Collectors.toSet());
+    }
+
     public static KafkaObservation kafka(long endOffsetSum, Long lag, Duration retention) {
-        return KafkaObservation.builder("kafka:9092", "device-events", "lineflow", NOW)
+        return KafkaObservation.builder("kafka:9092", List.of("device-events"), "lineflow", NOW)
                 .partitions(4)
                 .endOffsetSum(endOffsetSum)
                 .committedOffsetSum(lag == null ? null : endOffsetSum - lag)
@@ -192,6 +200,7 @@ public final class TestUtils {
                 NOW.minus(ago),
                 restarts,
                 failed,
+                endOffsetSum == null && lag == null ? List.of() : List.of("device-events"),
                 endOffsetSum,
                 endOffsetSum == null || lag == null ? null : endOffsetSum - lag,
                 lag);

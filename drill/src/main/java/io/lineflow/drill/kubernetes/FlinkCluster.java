@@ -2,6 +2,7 @@ package io.lineflow.drill.kubernetes;
 
 import io.lineflow.flinkrest.FlinkRest;
 import io.lineflow.flinkrest.JobDetails;
+import io.lineflow.flinkrest.ReaderPartition;
 import io.lineflow.flinkrest.TaskManager;
 import io.lineflow.reconciler.ReconcilerOptions;
 import io.lineflow.reconciler.observe.OperatorClient;
@@ -378,7 +379,7 @@ final class FlinkCluster {
             Set<Integer> partitions = new TreeSet<>();
             for (JobDetails.Vertex v : rest.job(base, job).vertices()) {
                 rest.readerPartitions(base, job, v.id()).stream()
-                        .filter(r -> r.topic().equals(topic))
+                        .filter(r -> r.topic().equals(ReaderPartition.listedName(topic)))
                         .forEach(r -> partitions.add(r.partition()));
             }
             return partitions;

@@ -4,7 +4,7 @@ import static io.lineflow.reconciler.ReconcilerOptions.REMEDIATION_CONSECUTIVE;
 import static io.lineflow.reconciler.ReconcilerOptions.REMEDIATION_ENABLED;
 import static io.lineflow.reconciler.ReconcilerOptions.REMEDIATION_MIN_INTERVAL;
 
-import io.lineflow.reconciler.model.FindingCode;
+import io.lineflow.reconciler.checks.DuplicateConsumptionCheck;
 import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.observe.Annotations;
 
@@ -27,8 +27,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Opt-in remediation: when DUPLICATE_CONSUMPTION persists on a deployment annotated
- * {@code lineflow.io/remediate: "true"}, deletes its TaskManager pods (and nothing else) so Flink
- * restarts the readers, at most once per minimum interval, and records an Event.
+ * {@code lineflow.io/remediate: "true"}, and rests on evidence that a restart of the readers ends
+ * ({@link DuplicateConsumptionCheck#remediable}), deletes its TaskManager pods (and nothing else) so
+ * Flink restarts the readers, at most once per minimum interval, and records an Event. A double
+ * read that the job's own shape makes is only reported: rolling would not end it.
  */
 public final class Remediator {
 
@@ -63,7 +65,7 @@ public final class Remediator {
                 && "true"
                         .equalsIgnoreCase(
                                 String.valueOf(ann.get(Annotations.REMEDIATE)).trim());
-        if (!enabled || !optedIn || !result.has(FindingCode.DUPLICATE_CONSUMPTION)) {
+        if (!enabled || !optedIn || !DuplicateConsumptionCheck.remediable(result)) {
             streaks.remove(key);
             return Optional.empty();
         }

@@ -29,11 +29,15 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * DUPLICATE_CONSUMPTION: the Kafka readers of the topic emit about twice what Kafka received, or
- * they hold more partition assignments than there are partitions. Every reader of the topic counts,
- * of every kind lineflow recognises ({@link io.lineflow.flinkrest.KafkaReader}): two sources on one
- * topic read each record twice. DUPLICATES_NOT_JUDGED (INFO) when a running job's consumption
- * cannot be compared with the topic's, and why.
+ * DUPLICATE_CONSUMPTION: the Kafka readers of a reading unit (the topics one reader, or readers
+ * linked by a topic they share, read together) emit about twice what Kafka received on those
+ * topics, or they hold more partition assignments than there are partitions. Every reader of the
+ * unit counts, of every kind lineflow recognises ({@link io.lineflow.flinkrest.KafkaReader}): two
+ * sources on one topic read each record twice. DUPLICATES_NOT_JUDGED (INFO) when a running job's
+ * consumption cannot be compared with its topics', and why.
+ *
+ * <p>Each finding says which {@link Evidence} it rests on, and only evidence that a restart of the
+ * readers fixes lets the {@linkplain #remediable remediation} roll TaskManagers: the rest alerts.
  */
 public final class DuplicateConsumptionCheck implements Check {
 
@@ -82,7 +86,7 @@ public final class DuplicateConsumptionCheck implements Check {
         } else if (k == null) {
             reason = "Kafka is not observed (reconciler.kafka.enabled, or no bootstrap address)";
         } else if (!k.ok() || k.endOffsetSum() == null) {
-            reason = "the topic " + k.topic() + " could not be read from Kafka: " + k.error();
+            reason = "Kafka could not be read for " + k.topic() + ": " + k.error();
         } else if (job.sourceRecordsOutPerSecond() == null) {
             reason = "Flink reports no numRecordsOutPerSecond for the reading operator of "
                     + job.sources().stream()
@@ -100,12 +104,68 @@ public final class DuplicateConsumptionCheck implements Check {
                     .map(r -> r.label() + " by " + r.metric())
                     .toList());
 
+    /**
+     * What a DUPLICATE_CONSUMPTION finding rests on, and whether rolling the TaskManagers (the
+     * readers restarting from the last checkpoint) can end it.
+     */
+    public enum Evidence {
+        /**
+         * One reading operator holds a partition in two of its readers: a reader restored twice,
+         * which no job is built to have. A restart gives each partition one reader again.
+         */
+        PARTITION_HELD_TWICE_BY_ONE_SOURCE(true),
+        /**
+         * Two reading operators of the job read the same partitions: the job is built so (a
+         * second source on the topic), and a restart builds it the same way again.
+         */
+        SOURCES_SHARE_PARTITIONS(false),
+        /**
+         * The one reader of the unit emits about twice what Kafka received, and its kind cannot
+         * show its assignments (Beam's KafkaIO): the incident's signature, a reader doubled by a
+         * restore, which a restart ends.
+         */
+        RATE_OF_A_READER_WITHOUT_ASSIGNMENTS(true),
+        /**
+         * The readers emit about twice what Kafka received although their assignments are counted
+         * and hold each partition once, or the reader was taken on the deployment's word: the job
+         * emits more than it reads (a deserializer that emits a record twice, sources that share
+         * a topic), which a restart does not change.
+         */
+        RATE(false);
+
+        private final boolean restartEndsIt;
+
+        Evidence(boolean restartEndsIt) {
+            this.restartEndsIt = restartEndsIt;
+        }
+
+        /** Whether rolling the TaskManagers can end what this evidence shows. */
+        public boolean restartEndsIt() {
+            return restartEndsIt;
+        }
+    }
+
+    /** The finding's evidence key that names its {@link Evidence}. */
+    public static final String EVIDENCE = "evidence";
+
+    /**
+     * Whether {@code result}'s DUPLICATE_CONSUMPTION rests on evidence that rolling the
+     * TaskManagers ends: the one rule the remediation acts by.
+     */
+    public static boolean remediable(HealthResult result) {
+        return result.find(FindingCode.DUPLICATE_CONSUMPTION)
+                .map(f -> f.evidence().get(EVIDENCE))
+                .filter(e -> e instanceof Evidence ev && ev.restartEndsIt())
+                .isPresent();
+    }
+
     /** Source rate, topic rates, their ratio and the span the topic rates were measured over. */
     public record Rates(double sourceRate, double produceRate, double catchUpRate, double ratio, Duration span) {}
 
     /**
-     * The duplicate ratio: source records/s divided by the rate at which the topic is consumed,
-     * i.e. the produce rate plus the rate the lag shrinks at (so a catching-up job reads ~1).
+     * The duplicate ratio: source records/s divided by the rate at which the unit's topics are
+     * consumed, i.e. the produce rate plus the rate the lag shrinks at (so a catching-up job reads
+     * ~1). The base sample must be of the same topics.
      */
     public static Optional<Rates> rates(Observation o, Configuration conf) {
         Job job = o.job();
@@ -121,6 +181,7 @@ public final class DuplicateConsumptionCheck implements Check {
         Sample base = null;
         for (Sample s : o.history()) {
             if (s.endOffsetSum() != null
+                    && s.topics().equals(k.topics())
                     && !Duration.between(s.at(), o.observedAt()).minus(minSpan).isNegative()) {
                 base = s; // the newest sample that is old enough
             }
@@ -151,35 +212,9 @@ public final class DuplicateConsumptionCheck implements Check {
         if (job == null) {
             return HealthResult.healthy();
         }
-        // A partition held twice shows the moment the readers hold their splits: no warm-up.
-        Integer partitions = o.kafka() != null && o.kafka().ok() ? o.kafka().partitions() : null;
-        int assigned = job.assignedSplits();
-        int distinct = job.partitionsRead().size();
-        if (assigned > distinct || (partitions != null && assigned > partitions)) {
-            return Finding.of(
-                            FindingCode.DUPLICATE_CONSUMPTION,
-                            Severity.CRITICAL,
-                            "The Kafka readers (" + recognitions(job.countedSources()) + ") hold " + assigned
-                                    + " partition assignments for "
-                                    + (partitions != null ? partitions : distinct) + " partitions"
-                                    + (job.sources().size() > 1
-                                            ? " across " + job.sources().size() + " sources reading the same topic"
-                                            : "")
-                                    + ": some partitions are read twice, so every record in them is counted twice. "
-                                    + (job.sources().size() > 1 ? "Remove the extra source from the job, or " : "")
-                                    + "roll the TaskManager pods (or set lineflow.io/remediate: \"true\") and compare the affected windows.")
-                    .with("assignedSplits", assigned)
-                    .with("distinctPartitions", distinct)
-                    .with("topicPartitions", partitions)
-                    .with("kafkaSources", job.sources().size())
-                    .with("readers", readerKinds(job.countedSources()))
-                    .with(
-                            "sourceParallelism",
-                            job.sources().stream()
-                                    .mapToInt(FlinkObservation.Source::parallelism)
-                                    .sum())
-                    .build()
-                    .asResult();
+        Optional<HealthResult> held = assignments(job, o.kafka());
+        if (held.isPresent()) {
+            return held.get();
         }
         Optional<Coverage> coverage = coverage(o, conf);
         if (coverage.isEmpty()) {
@@ -208,26 +243,84 @@ public final class DuplicateConsumptionCheck implements Check {
         if (r.ratio() < conf.get(DUPLICATE_RATIO)) {
             return HealthResult.healthy();
         }
+        Evidence evidence = job.sources().size() == 1
+                        && !job.sources().get(0).reader().countsAssignments()
+                        && job.sources().get(0).reader() != KafkaReader.SOURCE_VERTEX
+                ? Evidence.RATE_OF_A_READER_WITHOUT_ASSIGNMENTS
+                : Evidence.RATE;
         return Finding.of(
                         FindingCode.DUPLICATE_CONSUMPTION,
                         Severity.CRITICAL,
                         "The Kafka reader" + (job.sources().size() > 1 ? "s (" : " (")
                                 + recognitions(job.sources()) + ") emit"
                                 + (job.sources().size() > 1 ? " " : "s ")
-                                + round(r.sourceRate()) + " records/s while the topic is consumed at "
+                                + round(r.sourceRate()) + " records/s while "
+                                + o.kafka().topic() + " "
+                                + (o.kafka().topics().size() > 1 ? "are" : "is") + " consumed at "
                                 + round(r.produceRate() + r.catchUpRate())
                                 + " records/s (ratio " + round(r.ratio())
                                 + "): records are being read more than once, which doubles the counts even though the job looks healthy. "
-                                + "Roll the TaskManager pods (or set lineflow.io/remediate: \"true\") and compare the affected windows.")
+                                + advice(evidence))
                 .with("ratio", round(r.ratio()))
                 .with("sourceRecordsPerSecond", round(r.sourceRate()))
                 .with("topicProduceRate", round(r.produceRate()))
                 .with("lagShrinkRate", round(r.catchUpRate()))
                 .with("sampleSpanSeconds", r.span().toSeconds())
+                .with("topics", o.kafka().topic())
                 .with("kafkaSources", job.sources().size())
                 .with("readers", readerKinds(job.sources()))
+                .with(EVIDENCE, evidence)
                 .build()
                 .asResult();
+    }
+
+    /**
+     * A partition held more than once, which shows the moment the readers hold their splits (no
+     * warm-up): within one source, a reader restored twice; across sources, the job's shape.
+     */
+    private static Optional<HealthResult> assignments(Job job, KafkaObservation kafka) {
+        Integer partitions = kafka != null && kafka.ok() ? kafka.partitions() : null;
+        int assigned = job.assignedSplits();
+        int distinct = job.partitionsRead().size();
+        List<FlinkObservation.Source> heldTwice = job.sourcesHoldingAPartitionTwice();
+        if (heldTwice.isEmpty() && assigned <= distinct && (partitions == null || assigned <= partitions)) {
+            return Optional.empty();
+        }
+        Evidence evidence =
+                heldTwice.isEmpty() ? Evidence.SOURCES_SHARE_PARTITIONS : Evidence.PARTITION_HELD_TWICE_BY_ONE_SOURCE;
+        return Optional.of(Finding.of(
+                        FindingCode.DUPLICATE_CONSUMPTION,
+                        Severity.CRITICAL,
+                        "The Kafka readers (" + recognitions(job.countedSources()) + ") hold " + assigned
+                                + " partition assignments for "
+                                + (partitions != null ? partitions : distinct) + " partitions"
+                                + (heldTwice.isEmpty()
+                                        ? " across " + job.countedSources().size() + " sources reading the same topic"
+                                        : ", " + recognitions(heldTwice) + " holding a partition in two readers")
+                                + ": some partitions are read twice, so every record in them is counted twice. "
+                                + advice(evidence))
+                .with("assignedSplits", assigned)
+                .with("distinctPartitions", distinct)
+                .with("topicPartitions", partitions)
+                .with("kafkaSources", job.sources().size())
+                .with("readers", readerKinds(job.countedSources()))
+                .with(
+                        "sourceParallelism",
+                        job.sources().stream()
+                                .mapToInt(FlinkObservation.Source::parallelism)
+                                .sum())
+                .with(EVIDENCE, evidence)
+                .build()
+                .asResult());
+    }
+
+    /** What to do about a double read that rests on {@code evidence}. */
+    private static String advice(Evidence evidence) {
+        return evidence.restartEndsIt()
+                ? "Roll the TaskManager pods (or set lineflow.io/remediate: \"true\") and compare the affected windows."
+                : "Rolling the TaskManagers would not end it, and the remediation does not act on it: the job"
+                        + " itself reads or emits its records more than once (a second source on the topic, a"
+                        + " deserializer that emits a record twice). Change the job, then compare the affected windows.";
     }
 
     private static String recognitions(List<FlinkObservation.Source> sources) {

@@ -79,7 +79,7 @@ public final class KafkaCheck implements Check {
         List<double[]> points = new ArrayList<>();
         Instant from = o.observedAt().minus(window);
         for (Sample s : o.history()) {
-            if (s.lag() != null && !s.at().isBefore(from)) {
+            if (s.lag() != null && !s.at().isBefore(from) && s.topics().equals(k.topics())) {
                 points.add(new double[] {secondsBetween(from, s.at()), s.lag()});
             }
         }

@@ -3,12 +3,20 @@ package io.lineflow.reconciler.model;
 import io.lineflow.flinkrest.KafkaReader;
 
 import org.apache.flink.api.common.JobStatus;
+import org.apache.kafka.common.TopicPartition;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 
 /**
  * What the Flink REST API reported about the job at one moment.
@@ -27,9 +35,17 @@ public record FlinkObservation(String restUrl, String error, Job job) {
         return error == null;
     }
 
-    /** This observation with only the job's readers of {@code topic} as its sources. */
-    public FlinkObservation reading(String topic) {
-        return job == null ? this : new FlinkObservation(restUrl, error, job.reading(topic));
+    /**
+     * This observation with only the readers of the topics in {@code unit} as its sources ({@link
+     * Job#reading}).
+     */
+    public FlinkObservation reading(Set<String> unit) {
+        return job == null ? this : new FlinkObservation(restUrl, error, job.reading(unit));
+    }
+
+    /** This observation with its readers' topics renamed by {@code kafkaName} ({@link Job#renamed}). */
+    public FlinkObservation renamed(UnaryOperator<String> kafkaName) {
+        return job == null ? this : new FlinkObservation(restUrl, error, job.renamed(kafkaName));
     }
 
     /**
@@ -37,7 +53,7 @@ public record FlinkObservation(String restUrl, String error, Job job) {
      *
      * @param numRestarts the {@code numRestarts} job metric, {@code null} if not available
      * @param checkpoints {@code null} only if the REST API did not answer for checkpoints
-     * @param sources every Kafka reader of the topic the duplicate check judges; empty if none
+     * @param sources every Kafka reader of the topics the duplicate check judges; empty if none
      *     was recognised
      * @param otherTopics topics other recognised readers of the job read, not judged
      */
@@ -59,30 +75,59 @@ public record FlinkObservation(String restUrl, String error, Job job) {
         /** The topics the job's recognised readers read. */
         public Set<String> topicsRead() {
             Set<String> all = new TreeSet<>(otherTopics);
-            sources.forEach(s -> all.add(s.topic()));
+            sources.forEach(s -> all.addAll(s.topics()));
             return all;
         }
 
         /**
-         * The topic whose consumption is judged when none is named: the one topic the recognised
-         * readers read; of several, {@code fallback} if it is one of them, else {@code null}; with
-         * no reader recognised, {@code fallback}.
+         * The job's reading units: each a set of topics that one reader, or readers linked by a
+         * topic they share, read together. A reader's output can only be compared with everything
+         * it reads, so a unit is what the duplicate check judges as one.
          */
-        public String topicToJudge(String fallback) {
-            Set<String> topics = topicsRead();
-            if (topics.isEmpty() || topics.contains(fallback)) {
-                return fallback;
+        public List<Set<String>> units() {
+            List<Set<String>> units = new ArrayList<>();
+            for (Source s : sources) {
+                Set<String> merged = new TreeSet<>(s.topics());
+                for (Iterator<Set<String>> it = units.iterator(); it.hasNext(); ) {
+                    Set<String> unit = it.next();
+                    if (!Collections.disjoint(unit, merged)) {
+                        merged.addAll(unit);
+                        it.remove();
+                    }
+                }
+                units.add(merged);
             }
-            return topics.size() == 1 ? topics.iterator().next() : null;
+            return units;
         }
 
         /**
-         * This job with only the readers of {@code topic} as its sources, the other readers'
-         * topics kept in {@link #otherTopics}.
+         * The unit whose consumption is judged: the one holding {@code topic} when it is named
+         * (only {@code topic} itself when no recognised reader reads it: the source vertex may, on
+         * the deployment's word); else the job's only unit; of several, the one holding {@code
+         * fallback}; else none. With no reader recognised, {@code fallback} alone.
          */
-        public Job reading(String topic) {
+        public Optional<Set<String>> unitToJudge(String topic, String fallback) {
+            List<Set<String>> units = units();
+            if (topic != null) {
+                return Optional.of(holding(units, topic).orElse(Set.of(topic)));
+            }
+            if (units.isEmpty()) {
+                return Optional.ofNullable(fallback).map(Set::of);
+            }
+            return units.size() == 1 ? Optional.of(units.get(0)) : holding(units, fallback);
+        }
+
+        private static Optional<Set<String>> holding(List<Set<String>> units, String topic) {
+            return units.stream().filter(u -> u.contains(topic)).findFirst();
+        }
+
+        /**
+         * This job with only the readers of {@code unit}'s topics as its sources, the other
+         * readers' topics kept in {@link #otherTopics}.
+         */
+        public Job reading(Set<String> unit) {
             Set<String> others = new TreeSet<>(topicsRead());
-            others.remove(topic);
+            others.removeAll(unit);
             return new Job(
                     id,
                     name,
@@ -90,8 +135,26 @@ public record FlinkObservation(String restUrl, String error, Job job) {
                     startTime,
                     numRestarts,
                     checkpoints,
-                    sources.stream().filter(s -> s.topic().equals(topic)).toList(),
+                    sources.stream()
+                            .filter(s -> !Collections.disjoint(s.topics(), unit))
+                            .toList(),
                     others);
+        }
+
+        /**
+         * This job with every topic its readers name renamed by {@code kafkaName}: Flink's metric
+         * listing writes a topic's dots as underscores, Kafka has it with them.
+         */
+        public Job renamed(UnaryOperator<String> kafkaName) {
+            return new Job(
+                    id,
+                    name,
+                    state,
+                    startTime,
+                    numRestarts,
+                    checkpoints,
+                    sources.stream().map(s -> s.renamed(kafkaName)).toList(),
+                    otherTopics.stream().map(kafkaName).collect(Collectors.toSet()));
         }
 
         /**
@@ -110,16 +173,26 @@ public record FlinkObservation(String restUrl, String error, Job job) {
             return sources.stream().filter(s -> s.reader().countsAssignments()).toList();
         }
 
-        /** (source, reader, partition) assignments over the sources whose assignments are counted. */
+        /** (source, subtask, partition) assignments over the sources whose assignments are counted. */
         public int assignedSplits() {
             return countedSources().stream().mapToInt(Source::assignedSplits).sum();
         }
 
         /** Partitions read by at least one reader of a source whose assignments are counted. */
-        public Set<Integer> partitionsRead() {
-            Set<Integer> all = new TreeSet<>();
+        public Set<TopicPartition> partitionsRead() {
+            Set<TopicPartition> all = new HashSet<>();
             countedSources().forEach(s -> all.addAll(s.partitions()));
             return all;
+        }
+
+        /**
+         * The counted sources that hold one of their partitions in more than one reader: the shape
+         * of a reader restored twice, which no job is built to have.
+         */
+        public List<Source> sourcesHoldingAPartitionTwice() {
+            return countedSources().stream()
+                    .filter(s -> s.assignedSplits() > s.partitions().size())
+                    .toList();
         }
     }
 
@@ -235,14 +308,16 @@ public record FlinkObservation(String restUrl, String error, Job job) {
     }
 
     /**
-     * One vertex with a Kafka reader of one topic, recognised by the per-partition metric its kind
-     * of reader registers ({@link KafkaReader}), whatever the vertex is called.
+     * One reading operator of a vertex, recognised by the per-partition metric its kind of reader
+     * registers ({@link KafkaReader}), whatever the vertex is called, with every topic it reads.
      *
      * @param reader the kind of reader, and so the metric it was recognised by
+     * @param topics the topics it reads: as the metric listing names them when observed, as Kafka
+     *     names them once {@linkplain #renamed renamed}
      * @param recordsOutPerSecond sum over subtasks of the reading operator's output rate (1-minute
      *     meter), {@code null} if Flink did not report it
-     * @param assignedSplits number of (reader, partition) assignments of the topic; meaningful only
-     *     when the kind {@linkplain KafkaReader#countsAssignments() counts them}
+     * @param assignedSplits number of (subtask, partition) assignments of its topics; meaningful
+     *     only when the kind {@linkplain KafkaReader#countsAssignments() counts them}
      * @param partitions the distinct partitions among those assignments
      */
     public record Source(
@@ -250,18 +325,35 @@ public record FlinkObservation(String restUrl, String error, Job job) {
             String vertexName,
             int parallelism,
             KafkaReader reader,
-            String topic,
+            Set<String> topics,
             Double recordsOutPerSecond,
             int assignedSplits,
-            Set<Integer> partitions) {
+            Set<TopicPartition> partitions) {
 
         public Source {
+            topics = Collections.unmodifiableSet(new TreeSet<>(topics));
             partitions = Set.copyOf(partitions);
         }
 
         /** What a report says of how this source was recognised. */
         public String recognition() {
-            return reader.label() + " '" + vertexName + "' (by " + reader.metric() + ")";
+            return reader.label() + " '" + vertexName + "' (by " + reader.metric() + ") reading "
+                    + String.join(", ", topics);
+        }
+
+        /** This source with its topics renamed by {@code kafkaName}. */
+        Source renamed(UnaryOperator<String> kafkaName) {
+            return new Source(
+                    vertexId,
+                    vertexName,
+                    parallelism,
+                    reader,
+                    topics.stream().map(kafkaName).collect(Collectors.toSet()),
+                    recordsOutPerSecond,
+                    assignedSplits,
+                    partitions.stream()
+                            .map(p -> new TopicPartition(kafkaName.apply(p.topic()), p.partition()))
+                            .collect(Collectors.toSet()));
         }
     }
 }

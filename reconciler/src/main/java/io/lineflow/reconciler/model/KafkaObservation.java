@@ -2,20 +2,26 @@ package io.lineflow.reconciler.model;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.TreeSet;
 
 /**
- * What Kafka admin reported about the job's input topic at one moment.
+ * What Kafka admin reported about the job's input topics at one moment: the topics one reader, or
+ * readers linked by a topic they share, read together (usually one), their figures summed.
  *
+ * @param topics the topics, in name order
  * @param error why Kafka could not be read, {@code null} on success
- * @param partitions partition count of the topic
+ * @param partitions partition count of the topics together
  * @param endOffsetSum sum of the latest offsets over all partitions (grows by the produce count)
  * @param committedOffsetSum sum of the consumer group's committed offsets, {@code null} if none
  * @param lag end minus committed, over partitions with a committed offset; {@code null} if none
- * @param retention the topic's {@code retention.ms}, {@code null} if unlimited or unknown
+ * @param retention the shortest {@code retention.ms} of the topics, {@code null} if unlimited or
+ *     unknown
  */
 public record KafkaObservation(
         String bootstrap,
-        String topic,
+        List<String> topics,
         String groupId,
         Instant observedAt,
         String error,
@@ -25,20 +31,30 @@ public record KafkaObservation(
         Long lag,
         Duration retention) {
 
-    /** What was asked, and why it could not be answered. */
-    public static KafkaObservation failed(String bootstrap, String topic, String groupId, Instant at, String error) {
-        return new Builder(bootstrap, topic, groupId, at, error).build();
+    public KafkaObservation {
+        topics = List.copyOf(new TreeSet<>(topics));
     }
 
-    /** A successful observation of {@code topic}; the figures not set stay unknown. */
-    public static Builder builder(String bootstrap, String topic, String groupId, Instant at) {
-        return new Builder(bootstrap, topic, groupId, at, null);
+    /** What was asked, and why it could not be answered. */
+    public static KafkaObservation failed(
+            String bootstrap, Collection<String> topics, String groupId, Instant at, String error) {
+        return new Builder(bootstrap, topics, groupId, at, error).build();
+    }
+
+    /** A successful observation of {@code topics}; the figures not set stay unknown. */
+    public static Builder builder(String bootstrap, Collection<String> topics, String groupId, Instant at) {
+        return new Builder(bootstrap, topics, groupId, at, null);
+    }
+
+    /** The topics as a report names them: {@code a}, or {@code a, b}. */
+    public String topic() {
+        return String.join(", ", topics);
     }
 
     /** Builds a {@link KafkaObservation} with its figures by name rather than by position. */
     public static final class Builder {
         private final String bootstrap;
-        private final String topic;
+        private final Collection<String> topics;
         private final String groupId;
         private final Instant observedAt;
         private final String error;
@@ -48,9 +64,9 @@ public record KafkaObservation(
         private Long lag;
         private Duration retention;
 
-        private Builder(String bootstrap, String topic, String groupId, Instant observedAt, String error) {
+        private Builder(String bootstrap, Collection<String> topics, String groupId, Instant observedAt, String error) {
             this.bootstrap = bootstrap;
-            this.topic = topic;
+            this.topics = topics;
             this.groupId = groupId;
             this.observedAt = observedAt;
             this.error = error;
@@ -84,7 +100,7 @@ public record KafkaObservation(
         public KafkaObservation build() {
             return new KafkaObservation(
                     bootstrap,
-                    topic,
+                    List.copyOf(topics),
                     groupId,
                     observedAt,
                     error,

@@ -17,10 +17,13 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -41,32 +44,36 @@ public final class AdminKafkaObserver implements KafkaObserver {
     }
 
     @Override
-    public KafkaObservation observe(String bootstrap, String topic, String groupId) {
+    public KafkaObservation observe(String bootstrap, Collection<String> topics, String groupId) {
         try {
             Admin admin = admins.computeIfAbsent(bootstrap, this::create);
             long ms = timeout.toMillis();
-            TopicDescription d = admin.describeTopics(List.of(topic))
-                    .allTopicNames()
-                    .get(ms, TimeUnit.MILLISECONDS)
-                    .get(topic);
+            Map<String, TopicDescription> described =
+                    admin.describeTopics(topics).allTopicNames().get(ms, TimeUnit.MILLISECONDS);
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            d.partitions().forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+            described
+                    .values()
+                    .forEach(d -> d.partitions()
+                            .forEach(
+                                    p -> latest.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest())));
             Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
                     admin.listOffsets(latest).all().get(ms, TimeUnit.MILLISECONDS);
             long endSum = ends.values().stream()
                     .mapToLong(ListOffsetsResult.ListOffsetsResultInfo::offset)
                     .sum();
 
-            ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-            Config cfg = admin.describeConfigs(List.of(res))
-                    .all()
-                    .get(ms, TimeUnit.MILLISECONDS)
-                    .get(res);
-            ConfigEntry retentionEntry = cfg == null ? null : cfg.get("retention.ms");
+            List<ConfigResource> resources = topics.stream()
+                    .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t))
+                    .toList();
+            Map<ConfigResource, Config> configs =
+                    admin.describeConfigs(resources).all().get(ms, TimeUnit.MILLISECONDS);
             Duration retention = null;
-            if (retentionEntry != null && retentionEntry.value() != null) {
-                long r = Long.parseLong(retentionEntry.value());
-                retention = r < 0 ? null : Duration.ofMillis(r);
+            for (Config cfg : configs.values()) {
+                ConfigEntry entry = cfg.get("retention.ms");
+                long r = entry == null || entry.value() == null ? -1 : Long.parseLong(entry.value());
+                if (r >= 0 && (retention == null || r < retention.toMillis())) {
+                    retention = Duration.ofMillis(r); // the records that go first decide
+                }
             }
 
             Long committedSum = null;
@@ -91,31 +98,48 @@ public final class AdminKafkaObserver implements KafkaObserver {
                     lag = l;
                 }
             }
-            return KafkaObservation.builder(bootstrap, topic, groupId, clock.instant())
-                    .partitions(d.partitions().size())
+            return KafkaObservation.builder(bootstrap, topics, groupId, clock.instant())
+                    .partitions(latest.size())
                     .endOffsetSum(endSum)
                     .committedOffsetSum(committedSum)
                     .lag(lag)
                     .retention(retention)
                     .build();
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            return KafkaObservation.failed(
-                    bootstrap,
-                    topic,
-                    groupId,
-                    clock.instant(),
-                    cause.getClass().getSimpleName() + ": " + cause.getMessage());
+            return KafkaObservation.failed(bootstrap, topics, groupId, clock.instant(), causeOf(e));
         } catch (TimeoutException e) {
-            return KafkaObservation.failed(
-                    bootstrap, topic, groupId, clock.instant(), "timed out after " + timeout.toMillis() + " ms");
+            return KafkaObservation.failed(bootstrap, topics, groupId, clock.instant(), timedOut());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return KafkaObservation.failed(bootstrap, topic, groupId, clock.instant(), "interrupted");
+            return KafkaObservation.failed(bootstrap, topics, groupId, clock.instant(), "interrupted");
         } catch (RuntimeException e) {
             return KafkaObservation.failed(
-                    bootstrap, topic, groupId, clock.instant(), e.getClass().getSimpleName() + ": " + e.getMessage());
+                    bootstrap, topics, groupId, clock.instant(), e.getClass().getSimpleName() + ": " + e.getMessage());
         }
+    }
+
+    @Override
+    public Optional<Set<String>> topicNames(String bootstrap) {
+        try {
+            return Optional.of(admins.computeIfAbsent(bootstrap, this::create)
+                    .listTopics()
+                    .names()
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS));
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    private static String causeOf(ExecutionException e) {
+        Throwable cause = e.getCause() == null ? e : e.getCause();
+        return cause.getClass().getSimpleName() + ": " + cause.getMessage();
+    }
+
+    private String timedOut() {
+        return "timed out after " + timeout.toMillis() + " ms";
     }
 
     private Admin create(String bootstrap) {

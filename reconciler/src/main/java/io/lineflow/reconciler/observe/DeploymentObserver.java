@@ -6,6 +6,7 @@ import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_GROUP;
 import static io.lineflow.reconciler.ReconcilerOptions.KAFKA_TOPIC;
 import static io.lineflow.reconciler.ReconcilerOptions.REST_URL_TEMPLATE;
 
+import io.lineflow.flinkrest.ReaderPartition;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.KafkaObservation;
 import io.lineflow.reconciler.model.Observation;
@@ -16,6 +17,9 @@ import org.apache.flink.kubernetes.operator.api.FlinkDeployment;
 
 import java.time.Clock;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /** Observes one FlinkDeployment: its spec and status, its Flink REST API and its Kafka topic. */
 public final class DeploymentObserver {
@@ -50,11 +54,13 @@ public final class DeploymentObserver {
     public record Observed(FlinkObservation flink, KafkaObservation kafka) {}
 
     /**
-     * Observes the job behind {@code restUrl} (none if null) and the topic whose consumption is
-     * judged: {@code explicitTopic} if given (the annotation, the CLI's option); else the one topic
-     * the job's recognised Kafka readers read; of several, {@code fallbackTopic} if it is one of
-     * them, else none (the duplicate check then says it cannot judge); with no reader recognised,
-     * {@code fallbackTopic}. Kafka is asked only when {@code kafka} is not null and a topic is known.
+     * Observes the job behind {@code restUrl} (none if null) and the topics whose consumption is
+     * judged ({@link FlinkObservation.Job#unitToJudge}): those read together with {@code
+     * explicitTopic} if given (the annotation, the CLI's option); else the job's one reading unit;
+     * of several, the one with {@code fallbackTopic}, else none (the duplicate check then says it
+     * cannot judge); with no reader recognised, {@code fallbackTopic}. The readers' topics are
+     * named as Kafka names them. Kafka is asked only when {@code kafka} is not null and a topic is
+     * known.
      */
     public static Observed observe(
             FlinkRestClient rest,
@@ -65,17 +71,33 @@ public final class DeploymentObserver {
             String bootstrap,
             String group) {
         FlinkObservation flink = restUrl == null ? null : rest.observe(restUrl, explicitTopic);
-        String topic = explicitTopic;
-        if (topic == null) {
-            topic = flink == null || flink.job() == null
-                    ? fallbackTopic
-                    : flink.job().topicToJudge(fallbackTopic);
-            if (topic != null && flink != null) {
-                flink = flink.reading(topic);
-            }
+        FlinkObservation.Job job = flink == null ? null : flink.job();
+        if (job != null && kafka != null) {
+            flink = flink.renamed(kafkaNames(kafka, bootstrap, job.topicsRead()));
+            job = flink.job();
         }
-        KafkaObservation k = kafka == null || topic == null ? null : kafka.observe(bootstrap, topic, group);
+        String named = explicitTopic != null ? explicitTopic : fallbackTopic;
+        Optional<Set<String>> unit =
+                job == null ? Optional.ofNullable(named).map(Set::of) : job.unitToJudge(explicitTopic, fallbackTopic);
+        if (flink != null && unit.isPresent()) {
+            flink = flink.reading(unit.get());
+        }
+        KafkaObservation k = kafka == null || unit.isEmpty() ? null : kafka.observe(bootstrap, unit.get(), group);
         return new Observed(flink, k);
+    }
+
+    /**
+     * Kafka's name of each topic as Flink's metric listing writes it ({@link
+     * ReaderPartition#kafkaName}); a name that no topic of the broker is listed as stays as it is,
+     * and the topic is then reported as one Kafka does not have. The broker's topics are listed
+     * only when a name could stand for a dotted one.
+     */
+    private static UnaryOperator<String> kafkaNames(KafkaObserver kafka, String bootstrap, Set<String> listed) {
+        if (listed.stream().noneMatch(t -> t.indexOf('_') >= 0)) {
+            return UnaryOperator.identity();
+        }
+        Set<String> broker = kafka.topicNames(bootstrap).orElse(Set.of());
+        return t -> ReaderPartition.kafkaName(t, broker).orElse(t);
     }
 
     public String restUrl(SpecObservation spec) {

@@ -14,6 +14,7 @@ import io.lineflow.reconciler.model.FlinkObservation.Job;
 import io.lineflow.reconciler.model.FlinkObservation.Source;
 
 import org.apache.flink.api.common.JobStatus;
+import org.apache.kafka.common.TopicPartition;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -72,7 +73,7 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
                     checkpoints(restUrl, job.id()),
                     kafkaSources(restUrl, job.id(), details, topic),
                     Set.of());
-            return new FlinkObservation(restUrl, null, topic == null ? observed : observed.reading(topic));
+            return new FlinkObservation(restUrl, null, observed);
         } catch (InterruptedIOException e) {
             return FlinkObservation.failed(restUrl, "interrupted");
         } catch (IOException | RuntimeException e) {
@@ -119,16 +120,18 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
     }
 
     /**
-     * Every Kafka reader of the job, one per vertex, kind and topic: recognised by the
-     * per-partition metric its kind registers ({@link KafkaReader}), not by its name, so a second
-     * source added under any name is counted too. When {@code topic} is named and none of them
-     * reads it, the job's one source vertex is taken as its reader ({@link
-     * KafkaReader#SOURCE_VERTEX}): the deployment's word for a reader lineflow does not know.
+     * Every Kafka reader of the job, one per reading operator with every topic it reads (as the
+     * metric listing names them): recognised by the per-partition metric its kind registers
+     * ({@link KafkaReader}), not by its name, so a second source added under any name is counted
+     * too. When {@code topic} is named and none of them reads it, the job's one source vertex is
+     * taken as its reader ({@link KafkaReader#SOURCE_VERTEX}): the deployment's word for a reader
+     * lineflow does not know.
      */
     private List<Source> kafkaSources(String restUrl, String jobId, JobDetails details, String topic)
             throws IOException {
         List<Source> recognised = recognisedReaders(restUrl, jobId, details);
-        if (topic == null || recognised.stream().anyMatch(s -> s.topic().equals(topic))) {
+        String listed = topic == null ? null : ReaderPartition.listedName(topic);
+        if (topic == null || recognised.stream().anyMatch(s -> s.topics().contains(listed))) {
             return recognised;
         }
         List<String> sourceVertices = details.sourceVertexIds();
@@ -161,36 +164,41 @@ public final class HttpFlinkRestClient implements FlinkRestClient {
                 v.name(),
                 v.parallelism(),
                 KafkaReader.SOURCE_VERTEX,
-                topic,
+                Set.of(topic),
                 outputRate(restUrl, jobId, v.id(), operator.get()),
                 0,
                 Set.of()));
         return all;
     }
 
-    /** Every reader of the job that a {@link KafkaReader} metric names. */
+    /**
+     * Every reading operator of the job that a {@link KafkaReader} metric names, with all the
+     * topics it reads: its output rate is what they give together.
+     */
     private List<Source> recognisedReaders(String restUrl, String jobId, JobDetails details) throws IOException {
         List<Source> sources = new ArrayList<>();
         for (JobDetails.Vertex vertex : details.vertices()) {
             Map<List<Object>, List<ReaderPartition>> readers = new LinkedHashMap<>();
             for (ReaderPartition r : rest.readerPartitions(restUrl, jobId, vertex.id())) {
-                readers.computeIfAbsent(List.of(r.reader(), r.topic(), r.operator()), k -> new ArrayList<>())
+                readers.computeIfAbsent(List.of(r.reader(), r.operator()), k -> new ArrayList<>())
                         .add(r);
             }
-            for (List<ReaderPartition> partitions : readers.values()) {
-                ReaderPartition any = partitions.get(0);
+            for (List<ReaderPartition> assignments : readers.values()) {
+                ReaderPartition any = assignments.get(0);
                 sources.add(new Source(
                         vertex.id(),
                         vertex.name(),
                         vertex.parallelism(),
                         any.reader(),
-                        any.topic(),
+                        assignments.stream().map(ReaderPartition::topic).collect(Collectors.toSet()),
                         outputRate(restUrl, jobId, vertex.id(), any.operator()),
-                        (int) partitions.stream()
-                                .map(r -> r.subtask() + "/" + r.partition())
+                        (int) assignments.stream()
+                                .map(r -> List.of(r.subtask(), r.topic(), r.partition()))
                                 .distinct()
                                 .count(),
-                        partitions.stream().map(ReaderPartition::partition).collect(Collectors.toSet())));
+                        assignments.stream()
+                                .map(r -> new TopicPartition(r.topic(), r.partition()))
+                                .collect(Collectors.toSet())));
             }
         }
         return sources;

@@ -18,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lineflow.flinkrest.KafkaReader;
 import io.lineflow.reconciler.ReconcilerOptions;
 import io.lineflow.reconciler.TestUtils;
+import io.lineflow.reconciler.checks.DuplicateConsumptionCheck.Evidence;
 import io.lineflow.reconciler.model.FindingCode;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.FlinkObservation.Checkpoints;
@@ -34,10 +35,12 @@ import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState
 import org.apache.flink.kubernetes.operator.api.spec.JobState;
 import org.apache.flink.kubernetes.operator.api.spec.UpgradeMode;
 import org.apache.flink.kubernetes.operator.api.status.JobManagerDeploymentStatus;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -256,7 +259,7 @@ class ChecksTest {
 
         // Without the restart the same failures are reported.
         List<Sample> noRestart = history.stream()
-                .map(x -> new Sample(x.at(), 0L, x.checkpointsFailed(), null, null, null))
+                .map(x -> new Sample(x.at(), 0L, x.checkpointsFailed(), List.of(), null, null, null))
                 .toList();
         Observation notRestored = observation(flink(job(JobStatus.RUNNING, 0, beforeRestore, null)), null, noRestart);
         assertThat(CheckpointCheck.checkpointFailures(notRestored, conf, CLOCK).codes())
@@ -431,23 +434,27 @@ class ChecksTest {
                 "Source: kafka-source",
                 4,
                 KafkaReader.KAFKA_SOURCE,
-                "device-events",
+                Set.of("device-events"),
                 null,
                 8,
-                Set.of(0, 1, 2, 3));
+                TestUtils.partitions("device-events", 0, 1, 2, 3));
         Observation o = observation(
                 flink(job(JobStatus.RUNNING, 0, checkpoints(NOW, 10, 0), doubled)), healthyKafka(), List.of());
         HealthResult r = DUPLICATES.evaluate(o, conf, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
         assertThat(r.findings().get(0).evidence())
                 .containsEntry("assignedSplits", 8)
-                .containsEntry("topicPartitions", 4);
+                .containsEntry("topicPartitions", 4)
+                .containsEntry(DuplicateConsumptionCheck.EVIDENCE, Evidence.PARTITION_HELD_TWICE_BY_ONE_SOURCE);
+        assertThat(DuplicateConsumptionCheck.remediable(r))
+                .as("a reader restored twice: a restart gives each partition one reader again")
+                .isTrue();
     }
 
     @Test
     void reportsDuplicateConsumptionWhenTwoSourcesEachReadEveryPartition() {
         // Each source alone looks healthy: 4 readers, 4 partitions.
-        Set<Integer> all = Set.of(0, 1, 2, 3);
+        Set<TopicPartition> all = TestUtils.partitions("device-events", 0, 1, 2, 3);
         FlinkObservation.Job twoSources = new FlinkObservation.Job(
                 "abc",
                 "lineflow",
@@ -461,7 +468,7 @@ class ChecksTest {
                                 "Source: kafka-source",
                                 4,
                                 KafkaReader.KAFKA_SOURCE,
-                                "device-events",
+                                Set.of("device-events"),
                                 100.0,
                                 4,
                                 all),
@@ -470,7 +477,7 @@ class ChecksTest {
                                 "Source: replayed-events",
                                 4,
                                 KafkaReader.KAFKA_SOURCE,
-                                "device-events",
+                                Set.of("device-events"),
                                 100.0,
                                 4,
                                 all)),
@@ -483,8 +490,12 @@ class ChecksTest {
         assertThat(r.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
         assertThat(r.findings().get(0).evidence())
                 .containsEntry("assignedSplits", 8)
-                .containsEntry("kafkaSources", 2);
-        assertThat(r.findings().get(0).message()).contains("replayed-events");
+                .containsEntry("kafkaSources", 2)
+                .containsEntry(DuplicateConsumptionCheck.EVIDENCE, Evidence.SOURCES_SHARE_PARTITIONS);
+        assertThat(r.findings().get(0).message()).contains("replayed-events", "would not end it");
+        assertThat(DuplicateConsumptionCheck.remediable(r))
+                .as("the job is built with two sources: a restart builds it so again")
+                .isFalse();
         assertThat(DuplicateConsumptionCheck.rates(o, conf).orElseThrow().ratio())
                 .as("both sources' rates summed")
                 .isCloseTo(2.0, org.assertj.core.data.Offset.offset(0.01));
@@ -492,7 +503,7 @@ class ChecksTest {
 
     @Test
     void sourceWithoutARateMakesTheSumUnknownNotSmaller() {
-        Set<Integer> all = Set.of(0, 1, 2, 3);
+        Set<TopicPartition> all = TestUtils.partitions("device-events", 0, 1, 2, 3);
         FlinkObservation.Job job = new FlinkObservation.Job(
                 "abc",
                 "lineflow",
@@ -502,9 +513,23 @@ class ChecksTest {
                 checkpoints(NOW, 10, 0),
                 List.of(
                         new FlinkObservation.Source(
-                                "v1", "a", 2, KafkaReader.KAFKA_SOURCE, "device-events", 100.0, 2, Set.of(0, 1)),
+                                "v1",
+                                "a",
+                                2,
+                                KafkaReader.KAFKA_SOURCE,
+                                Set.of("device-events"),
+                                100.0,
+                                2,
+                                TestUtils.partitions("device-events", 0, 1)),
                         new FlinkObservation.Source(
-                                "v2", "b", 2, KafkaReader.KAFKA_SOURCE, "device-events", null, 2, Set.of(2, 3))),
+                                "v2",
+                                "b",
+                                2,
+                                KafkaReader.KAFKA_SOURCE,
+                                Set.of("device-events"),
+                                null,
+                                2,
+                                TestUtils.partitions("device-events", 2, 3))),
                 Set.of());
         assertThat(job.sourceRecordsOutPerSecond()).isNull();
         assertThat(job.assignedSplits()).isEqualTo(4);
@@ -538,7 +563,7 @@ class ChecksTest {
     void kafkaUnreachableIsAFinding() {
         Observation o = observation(
                 healthyFlink(),
-                KafkaObservation.failed("kafka:9092", "device-events", "lineflow", NOW, "timed out"),
+                KafkaObservation.failed("kafka:9092", List.of("device-events"), "lineflow", NOW, "timed out"),
                 List.of());
         assertThat(OBSERVERS
                         .evaluate(o, conf, CLOCK)
@@ -631,10 +656,10 @@ class ChecksTest {
                 "Source: ReadFromKafka/KafkaIO.Read",
                 2,
                 KafkaReader.BEAM_KAFKA_IO,
-                "device-events",
+                Set.of("device-events"),
                 199.0,
                 4,
-                Set.of(0, 1, 2, 3));
+                TestUtils.partitions("device-events", 0, 1, 2, 3));
         Observation o = observation(
                 flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(10), 10, 0), beam)),
                 kafka(1_006_000, 0L, Duration.ofDays(7)),
@@ -644,34 +669,94 @@ class ChecksTest {
         assertThat(r.findings().get(0).message())
                 .contains("Beam KafkaIO (Flink runner)", "KafkaIOReader_rawSize/<topic>-<p>", "ratio 1.99");
         assertThat(r.findings().get(0).evidence()).containsEntry("readers", "BEAM_KAFKA_IO");
+        assertThat(DuplicateConsumptionCheck.remediable(r))
+                .as("the incident's signature: a restart ends it")
+                .isTrue();
     }
 
     @Test
-    void theTopicJudgedIsTheOneTheReadersReadUnlessNamed() {
-        FlinkObservation.Source a =
-                new FlinkObservation.Source("v1", "a", 2, KafkaReader.KAFKA_SOURCE, "orders", 10.0, 2, Set.of(0, 1));
-        FlinkObservation.Source b = new FlinkObservation.Source(
-                "v2", "b", 2, KafkaReader.FLINK_KAFKA_CONSUMER, "returns", 10.0, 2, Set.of(0, 1));
-        FlinkObservation.Job one = new FlinkObservation.Job(
-                "j", "n", JobStatus.RUNNING, NOW.minusSeconds(3600), 0L, null, List.of(a), Set.of());
-        FlinkObservation.Job two = new FlinkObservation.Job(
-                "j", "n", JobStatus.RUNNING, NOW.minusSeconds(3600), 0L, null, List.of(a, b), Set.of());
-        FlinkObservation.Job none = new FlinkObservation.Job(
-                "j", "n", JobStatus.RUNNING, NOW.minusSeconds(3600), 0L, null, List.of(), Set.of());
-        assertThat(one.topicToJudge("device-events")).isEqualTo("orders");
-        assertThat(two.topicToJudge("returns")).isEqualTo("returns");
-        assertThat(two.topicToJudge("device-events"))
+    void theUnitJudgedIsWhatTheReadersReadTogetherUnlessNamed() {
+        FlinkObservation.Source a = readerOf("v1", KafkaReader.KAFKA_SOURCE, "orders");
+        FlinkObservation.Source b = readerOf("v2", KafkaReader.FLINK_KAFKA_CONSUMER, "returns");
+        FlinkObservation.Source both = readerOf("v3", KafkaReader.KAFKA_SOURCE, "orders", "refunds");
+        FlinkObservation.Job one = jobReading(a);
+        FlinkObservation.Job two = jobReading(a, b);
+        FlinkObservation.Job none = jobReading();
+        FlinkObservation.Job linked = jobReading(a, b, both);
+        assertThat(one.unitToJudge(null, "device-events")).contains(Set.of("orders"));
+        assertThat(two.unitToJudge(null, "returns")).contains(Set.of("returns"));
+        assertThat(two.unitToJudge(null, "device-events"))
                 .as("several, none configured")
-                .isNull();
-        assertThat(none.topicToJudge("device-events")).isEqualTo("device-events");
+                .isEmpty();
+        assertThat(two.unitToJudge("device-events", "returns"))
+                .as("a topic named that no recognised reader reads")
+                .contains(Set.of("device-events"));
+        assertThat(none.unitToJudge(null, "device-events")).contains(Set.of("device-events"));
+        assertThat(linked.units())
+                .as("a reader of orders and refunds links them: its output is of both")
+                .containsExactlyInAnyOrder(Set.of("orders", "refunds"), Set.of("returns"));
+        assertThat(linked.unitToJudge("refunds", null)).contains(Set.of("orders", "refunds"));
 
-        FlinkObservation.Job narrowed = two.reading("orders");
-        assertThat(narrowed.sources()).containsExactly(a);
+        FlinkObservation.Job narrowed = linked.reading(Set.of("orders", "refunds"));
+        assertThat(narrowed.sources()).containsExactly(a, both);
         assertThat(narrowed.otherTopics()).containsExactly("returns");
-        assertThat(narrowed.topicsRead()).containsExactly("orders", "returns");
-        HealthResult r =
-                DUPLICATES.evaluate(observation(flink(two.reading("device-events")), null, List.of()), conf, CLOCK);
+        assertThat(narrowed.topicsRead()).containsExactly("orders", "refunds", "returns");
+        HealthResult r = DUPLICATES.evaluate(
+                observation(flink(two.reading(Set.of("device-events"))), null, List.of()), conf, CLOCK);
         assertThat(r.codes()).containsExactly(FindingCode.DUPLICATES_NOT_JUDGED);
         assertThat(r.findings().get(0).message()).contains("read orders, returns", "lineflow.io/kafka-topic");
+    }
+
+    @Test
+    void aReaderOfTwoTopicsIsComparedWithBothAndARateAloneRollsOnlyAReaderThatCannotShowItsAssignments() {
+        // One KafkaSource on orders and refunds, 50 records/s each: it emits 100/s.
+        Set<TopicPartition> read = new HashSet<>(TestUtils.partitions("orders", 0, 1));
+        read.addAll(TestUtils.partitions("refunds", 0, 1));
+        FlinkObservation.Source reader = new FlinkObservation.Source(
+                "v1", "Source: kafka-source", 2, KafkaReader.KAFKA_SOURCE, Set.of("orders", "refunds"), 100.0, 4, read);
+        Observation both = observation(
+                flink(job(JobStatus.RUNNING, 0, checkpoints(NOW.minusSeconds(10), 10, 0), reader)),
+                topics(List.of("orders", "refunds"), 1_006_000),
+                List.of(new Sample(
+                        NOW.minusSeconds(60), 0L, 0L, List.of("orders", "refunds"), 1_000_000L, 1_000_000L, 0L)));
+        assertThat(DUPLICATES.evaluate(both, conf, CLOCK).findings())
+                .as("100/s emitted, 100/s received on the two topics")
+                .isEmpty();
+        // Negative control: the same reader compared with one of its topics, as the check did
+        // before it judged what a reader reads together.
+        Observation oneTopic = observation(
+                both.flink(),
+                topics(List.of("orders"), 1_003_000),
+                List.of(new Sample(NOW.minusSeconds(60), 0L, 0L, List.of("orders"), 1_000_000L, 1_000_000L, 0L)));
+        HealthResult wrong = DUPLICATES.evaluate(oneTopic, conf, CLOCK);
+        assertThat(wrong.codes()).containsExactly(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(DuplicateConsumptionCheck.remediable(wrong))
+                .as("a KafkaSource holding each partition once: the rate alone never rolls it")
+                .isFalse();
+        // A base sample of other topics is no base.
+        Observation otherBase = observation(
+                both.flink(),
+                topics(List.of("orders", "refunds"), 1_006_000),
+                List.of(new Sample(NOW.minusSeconds(60), 0L, 0L, List.of("orders"), 1_000_000L, 1_000_000L, 0L)));
+        assertThat(DuplicateConsumptionCheck.rates(otherBase, conf)).isEmpty();
+    }
+
+    private static KafkaObservation topics(List<String> topics, long endOffsetSum) {
+        return KafkaObservation.builder("kafka:9092", topics, "lineflow", NOW)
+                .partitions(2 * topics.size())
+                .endOffsetSum(endOffsetSum)
+                .committedOffsetSum(endOffsetSum)
+                .lag(0L)
+                .build();
+    }
+
+    private static FlinkObservation.Source readerOf(String vertex, KafkaReader reader, String... topics) {
+        return new FlinkObservation.Source(
+                vertex, vertex, 2, reader, Set.of(topics), 10.0, 2, TestUtils.partitions(topics[0], 0, 1));
+    }
+
+    private static FlinkObservation.Job jobReading(FlinkObservation.Source... sources) {
+        return new FlinkObservation.Job(
+                "j", "n", JobStatus.RUNNING, NOW.minusSeconds(3600), 0L, null, List.of(sources), Set.of());
     }
 }

@@ -33,6 +33,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** The observe-evaluate-act loop against fabric8's mock API server in CRUD mode. */
 @EnableKubernetesMockClient(crud = true)
@@ -290,6 +291,47 @@ class ReconcilerMockServerTest {
         assertThat(r.get(NS + "/lineflow").codes()).contains(FindingCode.DUPLICATE_CONSUMPTION);
         assertThat(podNames()).containsExactly("lineflow-taskmanager-1-1");
         assertThat(events()).extracting(Event::getReason).containsExactly("DUPLICATE_CONSUMPTION");
+    }
+
+    @Test
+    void aJobBuiltWithTwoSourcesOnOneTopicIsReportedButNeverRolled() {
+        FlinkDeployment fd = flinkDeployment(NS, "lineflow");
+        fd.getMetadata().setAnnotations(new HashMap<>(Map.of(Annotations.REMEDIATE, "true")));
+        create(fd);
+        pod("lineflow-taskmanager-1-1", "lineflow", "taskmanager");
+        FlinkObservation.Source first = TestUtils.source(100);
+        FlinkObservation.Source second = new FlinkObservation.Source(
+                "v7",
+                "Source: replayed-events",
+                first.parallelism(),
+                first.reader(),
+                first.topics(),
+                100.0,
+                first.assignedSplits(),
+                first.partitions());
+        rest.answer(
+                "http://lineflow-rest.flink.svc:8081",
+                new FlinkObservation(
+                        "http://lineflow-rest.flink.svc:8081",
+                        null,
+                        new FlinkObservation.Job(
+                                "abc",
+                                "lineflow",
+                                JobStatus.RUNNING,
+                                clock.instant().minusSeconds(3600),
+                                0L,
+                                checkpoints(clock.instant().minusSeconds(20), 50, 0),
+                                List.of(first, second),
+                                Set.of())));
+        Map<String, HealthResult> r = null;
+        for (int i = 0; i < 4; i++) {
+            r = pass();
+        }
+        assertThat(r.get(NS + "/lineflow").codes()).contains(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(podNames())
+                .as("a restart builds the job with its two sources again: only reported")
+                .containsExactly("lineflow-taskmanager-1-1");
+        assertThat(events()).extracting(Event::getReason).doesNotContain(Remediator.REASON);
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.lineflow.reconciler.observe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.flinkrest.KafkaReader;
+import io.lineflow.reconciler.TestUtils;
 import io.lineflow.reconciler.model.FlinkObservation;
 
 import org.apache.flink.api.common.JobStatus;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.Set;
 
 /** The HTTP Flink REST client against a fake Flink REST server speaking Flink's JSON. */
 class HttpFlinkRestClientTest {
@@ -61,7 +63,7 @@ class HttpFlinkRestClientTest {
                 .as("operator metric, not the chained task's")
                 .isEqualTo(200.0);
         assertThat(job.assignedSplits()).isEqualTo(4);
-        assertThat(job.partitionsRead()).containsExactly(0, 1, 2, 3);
+        assertThat(job.partitionsRead()).isEqualTo(TestUtils.partitions("device-events", 0, 1, 2, 3));
     }
 
     @Test
@@ -79,13 +81,14 @@ class HttpFlinkRestClientTest {
         assertThat(job.sources()).extracting(FlinkObservation.Source::vertexId).containsExactly("v1", "v3");
         assertThat(job.sourceRecordsOutPerSecond()).isEqualTo(350.0);
         assertThat(job.assignedSplits()).as("4 + 2 readers x 4 partitions").isEqualTo(12);
-        assertThat(job.partitionsRead()).containsExactly(0, 1, 2, 3);
+        assertThat(job.partitionsRead()).isEqualTo(TestUtils.partitions("device-events", 0, 1, 2, 3));
     }
 
     @Test
     void aSourceReadingAnotherTopicIsNotCounted() {
         server.runningJob(now, 200.0, 4, false).secondKafkaSource(150.0, 4, 2);
-        FlinkObservation.Job job = client.observe(server.url(), "other-topic").job();
+        FlinkObservation.Job job =
+                client.observe(server.url(), "other-topic").job().reading(Set.of("other-topic"));
         assertThat(job.sources()).isEmpty();
         assertThat(job.sourceRecordsOutPerSecond()).isNull();
     }
@@ -97,7 +100,7 @@ class HttpFlinkRestClientTest {
         assertThat(named.sources()).hasSize(1);
         FlinkObservation.Source s = named.sources().get(0);
         assertThat(s.reader()).isEqualTo(KafkaReader.SOURCE_VERTEX);
-        assertThat(s.topic()).isEqualTo("line-events");
+        assertThat(s.topics()).containsExactly("line-events");
         assertThat(s.vertexId()).isEqualTo("v1");
         assertThat(s.recordsOutPerSecond())
                 .as("the source operator's rate, not the chain's")
