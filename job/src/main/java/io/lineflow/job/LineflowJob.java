@@ -67,17 +67,13 @@ public final class LineflowJob {
 
     /** The Kafka source, ready to build; tests may bound it first. */
     public static KafkaSourceBuilder<ParsedRecord> kafkaSource(ReadableConfig conf) {
-        OffsetsInitializer start;
-        switch (conf.get(LineflowOptions.KAFKA_STARTING_OFFSETS)) {
-            case EARLIEST:
-                start = OffsetsInitializer.earliest();
-                break;
-            case LATEST:
-                start = OffsetsInitializer.latest();
-                break;
-            default:
-                start = OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
-        }
+        // A switch expression, which javac holds to every constant: a new StartingOffsets does not
+        // compile until it is given its initializer here.
+        OffsetsInitializer start = switch (conf.get(LineflowOptions.KAFKA_STARTING_OFFSETS)) {
+            case COMMITTED -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
+            case EARLIEST -> OffsetsInitializer.earliest();
+            case LATEST -> OffsetsInitializer.latest();
+        };
         DeviceEventJson json = LineflowSettings.rules(conf).parser();
         return KafkaSource.<ParsedRecord>builder()
                 .setProperties(LineflowSettings.withPrefix(conf, LineflowOptions.KAFKA_PROPERTIES_PREFIX))

@@ -34,7 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
-/** Entry point: `run` (the in-cluster reconciler), `check`, `lint`, `options`. */
+/** Entry point: `run` (the in-cluster reconciler), `check`, `lint`, `audit`, `options`. */
 public final class Main {
 
     static final int USAGE_ERROR = 64;
@@ -76,7 +76,7 @@ public final class Main {
 
     private static void usage() {
         System.err.println("usage: lineflow-reconciler <command>\n"
-                + "  run   [--set key=value]...            watch FlinkDeployments, publish Events/summary/metrics, remediate (opt-in)\n"
+                + "  run   [--set key=value]...            watch FlinkDeployments, publish Events/summary/metrics; audit, remediate (each opt-in)\n"
                 + "  check ...                              one pass; exit 0 ok/info, 1 warning, 2 critical\n"
                 + "  lint  [--output table|json] FILE|-    spec checks on rendered manifests (GitOps gate)\n"
                 + "  audit --bootstrap H:P --jdbc-url URL  recount closed windows from Kafka (all, or --span), diff against PostgreSQL\n"
