@@ -93,6 +93,9 @@ final class LocalBackend implements Backend {
     private final Path upgradeJar;
     private final List<String> args;
     private final Duration outage;
+    /** A negative control: the major upgrade submits the next line's job without its savepoint. */
+    private final boolean savepointDropped;
+
     private final Consumer<String> log;
     /** The job the drill watches: a full restart and an upgrade replace it. */
     private String jobId;
@@ -107,6 +110,9 @@ final class LocalBackend implements Backend {
      * @param upgradeJar the jar {@link Fault#UPGRADE} restores the savepoint with
      * @param outage how long {@link Fault#DB_OUTAGE} keeps PostgreSQL down, and a partition lasts
      *     (longer than the heartbeat timeout, so that both sides notice)
+     * @param savepointDropped {@link Fault#MAJOR_UPGRADE} stops with a savepoint but submits the
+     *     next line's job without it (a negative control: it starts from the group's committed
+     *     offsets with empty windows)
      */
     LocalBackend(
             Cluster cluster,
@@ -115,6 +121,7 @@ final class LocalBackend implements Backend {
             Path upgradeJar,
             List<String> args,
             Duration outage,
+            boolean savepointDropped,
             Consumer<String> log) {
         this.cluster = cluster;
         this.line = line;
@@ -123,6 +130,7 @@ final class LocalBackend implements Backend {
         this.upgradeJar = upgradeJar;
         this.args = args;
         this.outage = outage;
+        this.savepointDropped = savepointDropped;
         this.log = log;
     }
 
@@ -248,7 +256,8 @@ final class LocalBackend implements Backend {
     /**
      * Stop-with-savepoint on this line, a fresh cluster of the next line, and lineflow's jar for it
      * restored from the savepoint (canonical, the REST API's default: the format meant to cross
-     * versions, and RocksDB's own version changes with the line); returns the savepoint.
+     * versions, and RocksDB's own version changes with the line), or not restored when the
+     * savepoint is dropped; returns the savepoint.
      */
     private String majorUpgrade() throws IOException {
         if (nextLine == null) {
@@ -257,13 +266,17 @@ final class LocalBackend implements Backend {
                     + " and there is none after the newest line");
         }
         String savepoint = cluster.stopWithSavepoint(jobId);
-        restoreOn(nextLine, savepoint);
+        restoreOn(nextLine, savepointDropped ? null : savepoint);
         log.accept("  stopped with a savepoint on Flink " + line.name() + "; Flink " + nextLine.name()
-                + " in its place, job " + jobId + " restored from it");
+                + " in its place, job " + jobId
+                + (savepointDropped ? " submitted without it (negative control)" : " restored from it"));
         return savepoint;
     }
 
-    /** A fresh cluster of {@code target}'s Flink, and lineflow's jar for it restored from {@code savepoint}. */
+    /**
+     * A fresh cluster of {@code target}'s Flink, and lineflow's jar for it restored from {@code
+     * savepoint} (null: started afresh).
+     */
     private void restoreOn(FlinkLine target, String savepoint) throws IOException {
         cluster.replaceFlinkWithFreshCluster(target);
         running = target;

@@ -56,6 +56,16 @@ public final class LocalDrill {
         List<String> classpath;
 
         Path drillClasses;
+
+        /** The backend of a run on {@code cluster}: this build's lines and upgrade jar, the rest as given. */
+        LocalBackend backend(
+                LocalBackend.Cluster cluster,
+                List<String> args,
+                Duration outage,
+                boolean savepointDropped,
+                Consumer<String> log) {
+            return new LocalBackend(cluster, line, nextLine, upgradeJar, args, outage, savepointDropped, log);
+        }
     }
 
     private final Settings settings;
@@ -183,8 +193,7 @@ public final class LocalDrill {
 
         List<String> args = new ArrayList<>(cluster.jobArgs(TOPIC, Duration.ofSeconds(1)));
         args.addAll(scenario.jobArgs());
-        LocalBackend backend =
-                new LocalBackend(cluster, settings.line, settings.nextLine, settings.upgradeJar, args, DB_OUTAGE, log);
+        LocalBackend backend = settings.backend(cluster, args, DB_OUTAGE, scenario.savepointDropped(), log);
         String jobId = backend.submit();
         if (!Await.until(
                 Duration.ofMinutes(2),

@@ -7,15 +7,23 @@ import java.util.List;
 
 /**
  * A scenario of the local drill: a fault at a point of the input, on the real job, or a negative
- * control, the job broken on purpose through its arguments.
+ * control, the job or the fault's procedure broken on purpose.
  *
  * @param injectAt fraction of the input produced when the fault strikes
  * @param jobArgs extra job arguments; non-empty only for negative controls
  * @param kubernetesHa leader election and job metadata in ConfigMaps on a real API server on this
  *     machine instead of ZooKeeper (the cluster's processes stay local)
+ * @param savepointDropped the major upgrade submits the next line's job without the savepoint it
+ *     stopped with; true only for a negative control
  */
 public record LocalScenario(
-        String name, Fault fault, double injectAt, List<String> jobArgs, boolean control, boolean kubernetesHa) {
+        String name,
+        Fault fault,
+        double injectAt,
+        List<String> jobArgs,
+        boolean control,
+        boolean kubernetesHa,
+        boolean savepointDropped) {
 
     /** As the report names and judges it. */
     Scenario scenario() {
@@ -24,7 +32,7 @@ public record LocalScenario(
 
     public static LocalScenario of(Fault fault, double injectAt) {
         return new LocalScenario(
-                fault.id + "@" + Math.round(injectAt * 100) + "%", fault, injectAt, List.of(), false, false);
+                fault.id + "@" + Math.round(injectAt * 100) + "%", fault, injectAt, List.of(), false, false, false);
     }
 
     /**
@@ -33,7 +41,7 @@ public record LocalScenario(
      * RBAC from manifests/rbac.
      */
     public static LocalScenario jmFailoverOnKubernetesHa() {
-        return new LocalScenario("jm-failover@50%/k8s-ha", Fault.JM_FAILOVER, 0.5, List.of(), false, true);
+        return new LocalScenario("jm-failover@50%/k8s-ha", Fault.JM_FAILOVER, 0.5, List.of(), false, true, false);
     }
 
     /**
@@ -51,6 +59,7 @@ public record LocalScenario(
                 0.25,
                 List.of("--lineflow.checkpointing.enabled", "false", "--lineflow.kafka.starting-offsets", "LATEST"),
                 true,
+                false,
                 false);
     }
 
@@ -62,6 +71,17 @@ public record LocalScenario(
                 0.5,
                 List.of("--lineflow.sink.mode", "ADDITIVE", "--execution.checkpointing.interval", "10 s"),
                 true,
+                false,
                 false);
+    }
+
+    /**
+     * The major upgrade halfway through the input, its next line's job submitted without the
+     * savepoint: it starts from the consumer group's committed offsets with empty windows, so the
+     * windows open at the stop lose what was counted of them before it.
+     */
+    public static LocalScenario majorUpgradeWithoutSavepointControl() {
+        return new LocalScenario(
+                "control:major-upgrade-no-savepoint", Fault.MAJOR_UPGRADE, 0.5, List.of(), true, false, true);
     }
 }

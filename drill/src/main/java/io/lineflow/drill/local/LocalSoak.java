@@ -131,8 +131,7 @@ public final class LocalSoak {
                     "rocksdb",
                     "--execution.checkpointing.incremental",
                     "true"));
-            LocalBackend backend = new LocalBackend(
-                    cluster, settings.line, settings.nextLine, settings.upgradeJar, args, OUTAGE, l -> log(l.strip()));
+            LocalBackend backend = settings.backend(cluster, args, OUTAGE, false, l -> log(l.strip()));
             String jobId = backend.submit();
             Await.orFail(
                     Duration.ofMinutes(2),

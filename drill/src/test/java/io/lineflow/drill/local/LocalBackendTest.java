@@ -199,6 +199,25 @@ class LocalBackendTest {
                         "  stopped with a savepoint on Flink 1.20; Flink 2.2 in its place, job job-2 restored from it");
     }
 
+    /** The negative control: the same stop and the same new cluster, but nothing restored. */
+    @Test
+    void majorUpgradeWithTheSavepointDroppedSubmitsTheNextLinesJobAfresh() throws Exception {
+        LocalBackend backend = backend(cluster, NEXT_LINE, true);
+        backend.submit();
+
+        backend.strike(Fault.MAJOR_UPGRADE);
+
+        assertThat(cluster.actions)
+                .containsExactly(
+                        "submit job.jar p2 from null as job-1",
+                        "stop job-1 with savepoint",
+                        "fresh cluster of Flink 2.2",
+                        "submit job-2.2.jar p2 from null as job-2");
+        assertThat(log)
+                .containsExactly("  stopped with a savepoint on Flink 1.20; Flink 2.2 in its place, job job-2"
+                        + " submitted without it (negative control)");
+    }
+
     @Test
     void majorRollbackWaitsForTheNextLinesCheckpointThenRestoresTheKeptSavepointOnThisLine() throws Exception {
         completedCheckpoint("job-2", 3);
@@ -241,7 +260,12 @@ class LocalBackendTest {
 
     /** A backend on {@code cluster} that starts on Flink 1.20 and goes to {@code next} (none if null). */
     private LocalBackend backend(LocalBackend.Cluster on, FlinkLine next) {
-        return new LocalBackend(on, LINE, next, UPGRADE_JAR, ARGS, Duration.ofMillis(10), log::add);
+        return backend(on, next, false);
+    }
+
+    /** As {@link #backend(LocalBackend.Cluster, FlinkLine)}, the major upgrade's savepoint dropped if asked. */
+    private LocalBackend backend(LocalBackend.Cluster on, FlinkLine next, boolean savepointDropped) {
+        return new LocalBackend(on, LINE, next, UPGRADE_JAR, ARGS, Duration.ofMillis(10), savepointDropped, log::add);
     }
 
     /** A retained checkpoint {@code chk-n} of {@code job}, metadata written. */
