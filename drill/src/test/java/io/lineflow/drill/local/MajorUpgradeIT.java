@@ -11,7 +11,8 @@ import java.util.List;
 
 /**
  * Flink's major upgrade, 1.20 to 2.2, on the local multi-process cluster: lineflow built for each
- * line from this tree, the 1.20 job stopped with a canonical savepoint on RocksDB and restored by
+ * line from this tree, the 1.20 job (on the drill's heap state backend) stopped with a canonical
+ * savepoint and restored by
  * the 2.2 job on a 2.2 cluster, halfway through the input; and the rollback, back to 1.20 from
  * that savepoint after 2.2 has checkpointed and written rows. The table must be exact both times.
  * The negative control makes the same upgrade but submits the 2.2 job without the savepoint: the
