@@ -4,6 +4,7 @@ import static io.lineflow.testing.MarkdownTables.table;
 import static io.lineflow.testing.MarkdownTables.unquote;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lineflow.flinkrest.KafkaReader;
 import io.lineflow.reconciler.model.FindingCode;
 
 import org.apache.flink.configuration.ConfigOption;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -67,5 +69,33 @@ class ReconcilerDocsTest {
                             unquote(ReconcilerOptions.describe(option)));
         }
         rows.assertAll();
+    }
+
+    @Test
+    void theTableOfRecognisedReadersHasEveryKindByItsMetricAndWhetherItsAssignmentsAreCounted() {
+        List<List<String>> table = table(DOC, "## Kafka readers it recognises", "reader");
+        // A kind recognised by a metric of its own is the row that starts its second column with
+        // that metric; the other rows (the source vertex, the unjudged) name none.
+        Map<String, List<String>> byMetric = new HashMap<>();
+        for (List<String> row : table) {
+            if (row.get(1).startsWith("`")) {
+                String metric = row.get(1).substring(1, row.get(1).indexOf('`', 1));
+                assertThat(byMetric.put(metric, row))
+                        .as("one row for %s", metric)
+                        .isNull();
+            }
+        }
+        List<KafkaReader> recognisedByMetric = Arrays.stream(KafkaReader.values())
+                .filter(r -> r != KafkaReader.SOURCE_VERTEX)
+                .toList();
+        assertThat(byMetric.keySet())
+                .as("the metrics the table names")
+                .containsExactlyInAnyOrderElementsOf(
+                        recognisedByMetric.stream().map(KafkaReader::metric).toList());
+        for (KafkaReader reader : recognisedByMetric) {
+            assertThat(byMetric.get(reader.metric()).get(2))
+                    .as("whether %s's assignments are counted", reader)
+                    .startsWith(reader.countsAssignments() ? "yes" : "no");
+        }
     }
 }
