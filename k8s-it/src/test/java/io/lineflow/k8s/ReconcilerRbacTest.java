@@ -94,6 +94,7 @@ class ReconcilerRbacTest {
         Reconciler reconciler = new Reconciler(
                 conf,
                 new DeploymentObserver(conf, rest, new Fakes.Kafka(clock), clock),
+                null,
                 events,
                 new SummaryPublisher(sa, conf, clock),
                 new Remediator(sa, events, conf, clock),

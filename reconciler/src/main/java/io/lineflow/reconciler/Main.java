@@ -10,9 +10,9 @@ import io.lineflow.reconciler.act.EventPublisher;
 import io.lineflow.reconciler.act.Metrics;
 import io.lineflow.reconciler.act.Remediator;
 import io.lineflow.reconciler.act.SummaryPublisher;
-import io.lineflow.reconciler.audit.AuditCommand;
 import io.lineflow.reconciler.audit.AuditLoop;
 import io.lineflow.reconciler.cli.Args;
+import io.lineflow.reconciler.cli.AuditCommand;
 import io.lineflow.reconciler.cli.CheckCommand;
 import io.lineflow.reconciler.cli.LintCommand;
 import io.lineflow.reconciler.controller.HealthServer;
@@ -95,17 +95,17 @@ public final class Main {
         Metrics metrics = new Metrics(conf, clock);
         AdminKafkaObserver kafka =
                 new AdminKafkaObserver(conf.get(KAFKA_TIMEOUT), conf.get(KAFKA_SECURITY_PROTOCOL), clock);
+        AuditLoop audit = AuditLoop.of(conf, System.getenv(), client, metrics, clock);
         Reconciler reconciler = new Reconciler(
                 conf,
                 new DeploymentObserver(conf, new HttpFlinkRestClient(conf.get(REST_TIMEOUT)), kafka, clock),
+                audit,
                 events,
                 new SummaryPublisher(client, conf, clock),
                 new Remediator(client, events, conf, clock),
                 metrics,
                 new HistoryStore(conf.get(HISTORY_RETENTION)),
                 clock);
-        AuditLoop audit = AuditLoop.of(conf, System.getenv(), client, metrics, clock);
-        reconciler.auditedBy(audit);
         ReconcilerController controller = new ReconcilerController(client, conf, reconciler, clock);
         HealthServer server =
                 new HealthServer(conf.get(HTTP_PORT), metrics::render, controller::live, controller::ready);

@@ -5,6 +5,7 @@ import io.lineflow.reconciler.act.EventPublisher;
 import io.lineflow.reconciler.act.Metrics;
 import io.lineflow.reconciler.act.Remediator;
 import io.lineflow.reconciler.act.SummaryPublisher;
+import io.lineflow.reconciler.audit.AuditLoop;
 import io.lineflow.reconciler.controller.Reconciler;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.FlinkObservation.Checkpoints;
@@ -267,19 +268,22 @@ public final class TestUtils {
 
     /**
      * The reconciler as {@code Main} wires it, on {@code client}, with {@code rest} and {@code kafka}
-     * (fakes, in tests) for Flink's REST API and Kafka.
+     * (fakes, in tests) for Flink's REST API and Kafka, and the continuous audit {@code audit} ({@code
+     * null}: none).
      */
     public static Reconciler reconciler(
             Configuration conf,
             KubernetesClient client,
             FlinkRestClient rest,
             KafkaObserver kafka,
+            AuditLoop audit,
             Metrics metrics,
             Clock clock) {
         EventPublisher events = new EventPublisher(client, conf, clock);
         return new Reconciler(
                 conf,
                 new DeploymentObserver(conf, rest, kafka, clock),
+                audit,
                 events,
                 new SummaryPublisher(client, conf, clock),
                 new Remediator(client, events, conf, clock),

@@ -2,6 +2,7 @@ package io.lineflow.reconciler.act;
 
 import static io.lineflow.reconciler.ReconcilerOptions.EVENT_REPEAT_INTERVAL;
 
+import io.lineflow.reconciler.model.DeploymentKey;
 import io.lineflow.reconciler.model.Finding;
 import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.model.Severity;
@@ -39,7 +40,7 @@ public final class EventPublisher {
     private final Duration repeat;
     private final Clock clock;
     /** (deployment key → finding key → what was last announced). */
-    private final Map<String, Map<String, Announced>> announced = new ConcurrentHashMap<>();
+    private final Map<DeploymentKey, Map<String, Announced>> announced = new ConcurrentHashMap<>();
 
     private final java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
 
@@ -57,8 +58,7 @@ public final class EventPublisher {
     }
 
     public void publish(FlinkDeployment fd, HealthResult result) {
-        String dkey = fd.getMetadata().getNamespace() + "/" + fd.getMetadata().getName();
-        Map<String, Announced> mine = announced.computeIfAbsent(dkey, k -> new ConcurrentHashMap<>());
+        Map<String, Announced> mine = announced.computeIfAbsent(DeploymentKey.of(fd), k -> new ConcurrentHashMap<>());
         Instant now = clock.instant();
         Set<String> present = new HashSet<>();
         for (Finding f : result.findings()) {
@@ -96,7 +96,7 @@ public final class EventPublisher {
     }
 
     /** Forgets deployments that no longer exist. */
-    public void retainOnly(Set<String> keys) {
+    public void retainOnly(Set<DeploymentKey> keys) {
         announced.keySet().retainAll(keys);
     }
 

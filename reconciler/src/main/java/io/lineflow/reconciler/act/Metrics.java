@@ -1,7 +1,8 @@
 package io.lineflow.reconciler.act;
 
-import io.lineflow.reconciler.audit.AuditReport;
 import io.lineflow.reconciler.checks.DuplicateConsumptionCheck;
+import io.lineflow.reconciler.model.AuditReport;
+import io.lineflow.reconciler.model.DeploymentKey;
 import io.lineflow.reconciler.model.Finding;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.HealthResult;
@@ -25,13 +26,13 @@ public final class Metrics {
 
     private final Configuration conf;
     private final Clock clock;
-    private final Map<String, String> perDeployment = new ConcurrentHashMap<>();
+    private final Map<DeploymentKey, String> perDeployment = new ConcurrentHashMap<>();
     private final AtomicLong passes = new AtomicLong();
     private final AtomicLong remediations = new AtomicLong();
     private volatile double lastPassSeconds = Double.NaN;
     private volatile int deployments;
-    /** The audit's series of each audited deployment, by {@code namespace/name}. */
-    private final Map<String, AuditSeries> audits = new ConcurrentHashMap<>();
+    /** The audit's series of each audited deployment. */
+    private final Map<DeploymentKey, AuditSeries> audits = new ConcurrentHashMap<>();
 
     /** The audit's metrics, in the order they are exposed, each with its HELP and TYPE lines. */
     private static final Map<String, String> AUDIT_HEADERS = auditHeaders();
@@ -129,9 +130,9 @@ public final class Metrics {
         remediations.incrementAndGet();
     }
 
-    /** A completed audit of {@code namespace/name}: its rows by result, its read, when and how long. */
-    public void audited(String namespace, String name, AuditReport r, Duration period) {
-        AuditSeries s = auditSeries(namespace, name, period);
+    /** A completed audit of the deployment: its rows by result, its read, when and how long. */
+    public void audited(DeploymentKey key, AuditReport r, Duration period) {
+        AuditSeries s = auditSeries(key, period);
         s.completed.incrementAndGet();
         s.lastCompleted = r.at().toEpochMilli() / 1000.0 + r.took().toMillis() / 1000.0;
         String labels = s.labels;
@@ -164,32 +165,33 @@ public final class Metrics {
     }
 
     /**
-     * The audit of {@code namespace/name} is scheduled: its period and run counters are exported
-     * from now on, at zero.
+     * The audit of the deployment is scheduled: its period and run counters are exported from now
+     * on, at zero.
      */
-    public void auditScheduled(String namespace, String name, Duration period) {
-        auditSeries(namespace, name, period);
+    public void auditScheduled(DeploymentKey key, Duration period) {
+        auditSeries(key, period);
     }
 
-    /** An audit of {@code namespace/name} that could not complete: the rows of the latest completed one stay. */
-    public void auditFailed(String namespace, String name, Duration period) {
-        auditSeries(namespace, name, period).failed.incrementAndGet();
+    /** An audit of the deployment that could not complete: the rows of the latest completed one stay. */
+    public void auditFailed(DeploymentKey key, Duration period) {
+        auditSeries(key, period).failed.incrementAndGet();
     }
 
     /** A deployment the audit cannot judge now: no series of runs (its finding says why). */
-    public void auditNotRun(String namespace, String name) {
-        audits.remove(namespace + "/" + name);
+    public void auditNotRun(DeploymentKey key) {
+        audits.remove(key);
     }
 
-    /** Keeps the audit's series of these deployments ({@code namespace/name}) only. */
-    public void retainAudits(Set<String> keys) {
+    /** Keeps the audit's series of these deployments only. */
+    public void retainAudits(Set<DeploymentKey> keys) {
         audits.keySet().retainAll(keys);
     }
 
-    private AuditSeries auditSeries(String namespace, String name, Duration period) {
+    private AuditSeries auditSeries(DeploymentKey key, Duration period) {
         AuditSeries s = audits.computeIfAbsent(
-                namespace + "/" + name,
-                k -> new AuditSeries("namespace=\"" + esc(namespace) + "\",deployment=\"" + esc(name) + "\"", period));
+                key,
+                k -> new AuditSeries(
+                        "namespace=\"" + esc(k.namespace()) + "\",deployment=\"" + esc(k.name()) + "\"", period));
         s.period = period;
         return s;
     }
@@ -224,7 +226,7 @@ public final class Metrics {
             return "";
         }
         StringBuilder sb = new StringBuilder();
-        Map<String, AuditSeries> sorted = new TreeMap<>(audits);
+        Map<DeploymentKey, AuditSeries> sorted = new TreeMap<>(audits);
         AUDIT_HEADERS.forEach((metric, header) -> {
             sb.append(header);
             for (AuditSeries s : sorted.values()) {
@@ -243,7 +245,7 @@ public final class Metrics {
         return sb.toString();
     }
 
-    public void retainOnly(Set<String> keys) {
+    public void retainOnly(Set<DeploymentKey> keys) {
         perDeployment.keySet().retainAll(keys);
     }
 

@@ -5,6 +5,7 @@ import static io.lineflow.reconciler.ReconcilerOptions.REMEDIATION_ENABLED;
 import static io.lineflow.reconciler.ReconcilerOptions.REMEDIATION_MIN_INTERVAL;
 
 import io.lineflow.reconciler.checks.DuplicateConsumptionCheck;
+import io.lineflow.reconciler.model.DeploymentKey;
 import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.observe.Annotations;
 
@@ -43,8 +44,8 @@ public final class Remediator {
     private final Duration minInterval;
     private final int consecutive;
     private final Clock clock;
-    private final Map<String, Integer> streaks = new ConcurrentHashMap<>();
-    private final Map<String, Instant> lastAction = new ConcurrentHashMap<>();
+    private final Map<DeploymentKey, Integer> streaks = new ConcurrentHashMap<>();
+    private final Map<DeploymentKey, Instant> lastAction = new ConcurrentHashMap<>();
 
     public Remediator(KubernetesClient client, EventPublisher events, Configuration conf, Clock clock) {
         this.client = client;
@@ -59,7 +60,7 @@ public final class Remediator {
     public Optional<List<String>> maybeRemediate(FlinkDeployment fd, HealthResult result) {
         String ns = fd.getMetadata().getNamespace();
         String name = fd.getMetadata().getName();
-        String key = ns + "/" + name;
+        DeploymentKey key = DeploymentKey.of(fd);
         Map<String, String> ann = fd.getMetadata().getAnnotations();
         boolean optedIn = ann != null
                 && "true"

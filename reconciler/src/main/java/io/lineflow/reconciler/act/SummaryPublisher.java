@@ -2,6 +2,7 @@ package io.lineflow.reconciler.act;
 
 import static io.lineflow.reconciler.ReconcilerOptions.SUMMARY_SUFFIX;
 
+import io.lineflow.reconciler.model.DeploymentKey;
 import io.lineflow.reconciler.model.HealthResult;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -31,7 +32,7 @@ public final class SummaryPublisher {
     private final KubernetesClient client;
     private final String suffix;
     private final Clock clock;
-    private final Map<String, String> lastWritten = new ConcurrentHashMap<>();
+    private final Map<DeploymentKey, String> lastWritten = new ConcurrentHashMap<>();
 
     public SummaryPublisher(KubernetesClient client, Configuration conf, Clock clock) {
         this.client = client;
@@ -45,7 +46,7 @@ public final class SummaryPublisher {
 
     public void publish(FlinkDeployment fd, HealthResult result) {
         String ns = fd.getMetadata().getNamespace();
-        String key = ns + "/" + fd.getMetadata().getName();
+        DeploymentKey key = DeploymentKey.of(fd);
         // Content without the timestamp decides whether to write.
         String content = Reports.write(Reports.toJson(ns, fd.getMetadata().getName(), result, null));
         if (content.equals(lastWritten.get(key))) {
@@ -85,7 +86,7 @@ public final class SummaryPublisher {
         }
     }
 
-    public void retainOnly(java.util.Set<String> keys) {
+    public void retainOnly(java.util.Set<DeploymentKey> keys) {
         lastWritten.keySet().retainAll(keys);
     }
 }

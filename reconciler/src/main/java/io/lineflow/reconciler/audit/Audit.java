@@ -1,7 +1,8 @@
 package io.lineflow.reconciler.audit;
 
-import io.lineflow.reconciler.audit.AuditReport.Reason;
-import io.lineflow.reconciler.audit.AuditReport.Unjudged;
+import io.lineflow.reconciler.model.AuditReport;
+import io.lineflow.reconciler.model.AuditReport.Reason;
+import io.lineflow.reconciler.model.AuditReport.Unjudged;
 import io.lineflow.rules.Rules;
 import io.lineflow.rules.Windows;
 import io.lineflow.rules.recount.WindowRecount;

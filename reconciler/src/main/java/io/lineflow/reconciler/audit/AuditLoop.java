@@ -4,6 +4,9 @@ import static io.lineflow.reconciler.ReconcilerOptions.AUDIT_JDBC_URL;
 import static io.lineflow.reconciler.ReconcilerOptions.AUDIT_PERIOD;
 
 import io.lineflow.reconciler.act.Metrics;
+import io.lineflow.reconciler.model.AuditReport;
+import io.lineflow.reconciler.model.AuditStatus;
+import io.lineflow.reconciler.model.DeploymentKey;
 import io.lineflow.reconciler.model.SpecObservation;
 import io.lineflow.reconciler.observe.Annotations;
 import io.lineflow.reconciler.observe.SpecReader;
@@ -54,7 +57,7 @@ public final class AuditLoop implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    private final Map<String, AuditStatus> statuses = new ConcurrentHashMap<>();
+    private final Map<DeploymentKey, AuditStatus> statuses = new ConcurrentHashMap<>();
     private volatile List<FlinkDeployment> audited = List.of();
     private boolean watching;
     private boolean started;
@@ -108,17 +111,15 @@ public final class AuditLoop implements AutoCloseable {
      */
     public synchronized void watch(Collection<FlinkDeployment> deployments) {
         audited = deployments.stream().filter(AuditLoop::audits).toList();
-        Set<String> keys = audited.stream().map(AuditLoop::key).collect(Collectors.toSet());
+        Set<DeploymentKey> keys = audited.stream().map(DeploymentKey::of).collect(Collectors.toSet());
         statuses.keySet().retainAll(keys);
         metrics.retainAudits(keys);
-        for (FlinkDeployment fd : audited) {
-            AuditStatus status = statuses.get(key(fd));
-            String namespace = fd.getMetadata().getNamespace();
-            String name = fd.getMetadata().getName();
+        for (DeploymentKey key : keys) {
+            AuditStatus status = statuses.get(key);
             if (status == null || status.notAudited() == null) {
-                metrics.auditScheduled(namespace, name, period);
+                metrics.auditScheduled(key, period);
             } else {
-                metrics.auditNotRun(namespace, name);
+                metrics.auditNotRun(key);
             }
         }
         watching = true;
@@ -147,9 +148,7 @@ public final class AuditLoop implements AutoCloseable {
 
     /** One deployment's audit: its settings read, planned and run; the outcome kept as its status. */
     void auditSafely(FlinkDeployment fd) {
-        String namespace = fd.getMetadata().getNamespace();
-        String name = fd.getMetadata().getName();
-        String key = namespace + "/" + name;
+        DeploymentKey key = DeploymentKey.of(fd);
         long started = System.nanoTime();
         try {
             Audit.Settings settings;
@@ -157,19 +156,19 @@ public final class AuditLoop implements AutoCloseable {
                 settings = AuditPlan.of(
                         JobSettings.read(fd, configMaps), SpecReader.spec(fd).annotations(), conf, password);
             } catch (ConfigException e) {
-                notAudited(namespace, name, "reading its job's settings found: " + String.join("; ", e.problems()));
+                notAudited(key, "reading its job's settings found: " + String.join("; ", e.problems()));
                 return;
             } catch (AuditPlan.NotAuditable e) {
-                notAudited(namespace, name, e.getMessage());
+                notAudited(key, e.getMessage());
                 return;
             }
-            metrics.auditScheduled(namespace, name, period);
+            metrics.auditScheduled(key, period);
             AuditReport r = Audit.run(settings, clock);
-            if (audited.stream().map(AuditLoop::key).noneMatch(key::equals)) {
+            if (audited.stream().map(DeploymentKey::of).noneMatch(key::equals)) {
                 return; // no longer watched while it ran
             }
             // Metrics first: whoever sees the status (the reconciler's pass, a test) sees them too.
-            metrics.audited(namespace, name, r, period);
+            metrics.audited(key, r, period);
             statuses.put(key, AuditStatus.completed(r));
             LOG.info("Audit of {}: {}", key, String.join(" | ", r.lines().subList(0, 2)));
             if (!r.clean()) {
@@ -181,24 +180,19 @@ public final class AuditLoop implements AutoCloseable {
             // password, and the URL is not secret.
             LOG.error(
                     "Audit of {} failed after {} ms: {}", key, (System.nanoTime() - started) / 1_000_000, e.toString());
-            metrics.auditFailed(namespace, name, period);
+            metrics.auditFailed(key, period);
         }
     }
 
-    private void notAudited(String namespace, String name, String why) {
-        String key = namespace + "/" + name;
+    private void notAudited(DeploymentKey key, String why) {
         LOG.warn("Audit of {}: not audited: {}", key, why);
-        metrics.auditNotRun(namespace, name);
+        metrics.auditNotRun(key);
         statuses.put(key, AuditStatus.notAudited(why));
     }
 
-    /** The audit's status of the deployment {@code namespace/name}, or null (not audited, or nothing yet). */
-    public AuditStatus latestFor(String namespace, String name) {
-        return statuses.get(namespace + "/" + name);
-    }
-
-    private static String key(FlinkDeployment fd) {
-        return fd.getMetadata().getNamespace() + "/" + fd.getMetadata().getName();
+    /** The audit's status of the deployment, or null (not audited, or nothing yet). */
+    public AuditStatus latestFor(DeploymentKey key) {
+        return statuses.get(key);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.lineflow.reconciler.checks;
 
-import io.lineflow.reconciler.audit.AuditReport;
-import io.lineflow.reconciler.audit.AuditStatus;
+import io.lineflow.reconciler.model.AuditReport;
+import io.lineflow.reconciler.model.AuditStatus;
 import io.lineflow.reconciler.model.Finding;
 import io.lineflow.reconciler.model.FindingCode;
 import io.lineflow.reconciler.model.HealthResult;
@@ -15,7 +15,7 @@ import java.time.Clock;
 import java.time.Instant;
 
 /**
- * The continuous audit's verdict on the deployment ({@link io.lineflow.reconciler.audit.AuditLoop}):
+ * The continuous audit's verdict on the deployment, from the audit's status in its observation:
  * AUDIT_MISMATCH when its latest completed audit recounted the windows from Kafka, with the
  * deployment's own settings, and rows of its table differ; AUDIT_NOT_RUN when it cannot be audited
  * now, with why.

@@ -144,7 +144,7 @@ public final class CheckCommand {
                     Observation o = gap.isZero()
                             ? firsts.get(i)
                             : observer.observe(fds.get(i)).withHistory(List.of(Sample.of(firsts.get(i))));
-                    results.add(Map.entry(o.spec().key(), evaluator.evaluate(o)));
+                    results.add(Map.entry(o.spec().key().toString(), evaluator.evaluate(o)));
                     observations.add(o);
                 }
             }

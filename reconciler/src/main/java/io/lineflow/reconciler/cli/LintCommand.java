@@ -47,8 +47,7 @@ public final class LintCommand {
             }
             for (FlinkDeployment fd : fds) {
                 SpecObservation spec = SpecReader.spec(fd);
-                String name = (spec.namespace() == null ? "" : spec.namespace() + "/") + spec.name();
-                results.add(Map.entry(file + ":" + name, SpecChecks.evaluate(spec)));
+                results.add(Map.entry(file + ":" + spec.key(), SpecChecks.evaluate(spec)));
             }
         }
         if ("json".equals(a.get("output", "table"))) {

@@ -8,6 +8,7 @@ import io.lineflow.reconciler.act.Remediator;
 import io.lineflow.reconciler.act.SummaryPublisher;
 import io.lineflow.reconciler.audit.AuditLoop;
 import io.lineflow.reconciler.checks.HealthEvaluator;
+import io.lineflow.reconciler.model.DeploymentKey;
 import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.model.Observation;
 import io.lineflow.reconciler.model.Sample;
@@ -42,6 +43,7 @@ public final class Reconciler implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
 
     private final DeploymentObserver observer;
+    private final AuditLoop audit;
     private final HealthEvaluator evaluator;
     private final EventPublisher events;
     private final SummaryPublisher summary;
@@ -50,11 +52,15 @@ public final class Reconciler implements AutoCloseable {
     private final HistoryStore history;
     private final Clock clock;
     private final ExecutorService pool;
-    private volatile AuditLoop audit;
 
+    /**
+     * @param audit the continuous audit, {@code null} for none: each pass hands it the deployments
+     *     watched, and each one's observation holds its latest status
+     */
     public Reconciler(
             Configuration conf,
             DeploymentObserver observer,
+            AuditLoop audit,
             EventPublisher events,
             SummaryPublisher summary,
             Remediator remediator,
@@ -62,6 +68,7 @@ public final class Reconciler implements AutoCloseable {
             HistoryStore history,
             Clock clock) {
         this.observer = observer;
+        this.audit = audit;
         this.evaluator = new HealthEvaluator(conf, clock);
         this.events = events;
         this.summary = summary;
@@ -77,31 +84,20 @@ public final class Reconciler implements AutoCloseable {
         });
     }
 
-    /**
-     * The continuous audit: each pass hands it the deployments watched, and each one's audit status
-     * enters its observation (none without it).
-     */
-    public void auditedBy(AuditLoop audit) {
-        this.audit = audit;
-    }
-
-    /** Reconciles every deployment given; returns each one's result by {@code namespace/name}. */
-    public Map<String, HealthResult> pass(Collection<FlinkDeployment> deployments) {
+    /** Reconciles every deployment given; returns each one's result. */
+    public Map<DeploymentKey, HealthResult> pass(Collection<FlinkDeployment> deployments) {
         long start = System.nanoTime();
         List<FlinkDeployment> list = new ArrayList<>(deployments);
-        AuditLoop a = audit;
-        if (a != null) {
-            a.watch(list);
+        if (audit != null) {
+            audit.watch(list);
         }
         List<Future<HealthResult>> done = new ArrayList<>();
         for (FlinkDeployment fd : list) {
-            done.add(pool.submit(() -> evaluateAndAct(fd, observer.observe(fd))));
+            done.add(pool.submit(() -> evaluateAndAct(fd, observe(fd))));
         }
-        Map<String, HealthResult> results = new LinkedHashMap<>();
+        Map<DeploymentKey, HealthResult> results = new LinkedHashMap<>();
         for (int i = 0; i < list.size(); i++) {
-            FlinkDeployment fd = list.get(i);
-            String key =
-                    fd.getMetadata().getNamespace() + "/" + fd.getMetadata().getName();
+            DeploymentKey key = DeploymentKey.of(list.get(i));
             try {
                 results.put(key, done.get(i).get());
             } catch (ExecutionException e) {
@@ -111,10 +107,7 @@ public final class Reconciler implements AutoCloseable {
                 break;
             }
         }
-        Set<String> keys = list.stream()
-                .map(fd ->
-                        fd.getMetadata().getNamespace() + "/" + fd.getMetadata().getName())
-                .collect(Collectors.toSet());
+        Set<DeploymentKey> keys = list.stream().map(DeploymentKey::of).collect(Collectors.toSet());
         history.retainOnly(keys);
         events.retainOnly(keys);
         summary.retainOnly(keys);
@@ -123,18 +116,16 @@ public final class Reconciler implements AutoCloseable {
         return results;
     }
 
-    private HealthResult evaluateAndAct(FlinkDeployment fd, Observation raw) {
-        String key = raw.spec().key();
-        AuditLoop a = audit;
-        Observation o = raw.withHistory(history.get(key))
-                .withAudit(
-                        a == null
-                                ? null
-                                : a.latestFor(
-                                        fd.getMetadata().getNamespace(),
-                                        fd.getMetadata().getName()));
+    /** What a pass knows of the deployment: what is observed now, earlier samples, the audit's latest status. */
+    private Observation observe(FlinkDeployment fd) {
+        Observation now = observer.observe(fd);
+        DeploymentKey key = now.spec().key();
+        return now.withHistory(history.get(key)).withAudit(audit == null ? null : audit.latestFor(key));
+    }
+
+    private HealthResult evaluateAndAct(FlinkDeployment fd, Observation o) {
         HealthResult result = evaluator.evaluate(o);
-        history.add(key, Sample.of(o));
+        history.add(o.spec().key(), Sample.of(o));
         events.publish(fd, result);
         summary.publish(fd, result);
         metrics.record(o, result);

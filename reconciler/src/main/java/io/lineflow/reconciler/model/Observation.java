@@ -1,7 +1,5 @@
 package io.lineflow.reconciler.model;
 
-import io.lineflow.reconciler.audit.AuditStatus;
-
 import java.time.Instant;
 import java.util.List;
 

@@ -73,9 +73,9 @@ public record SpecObservation(
         return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
-    /** {@code namespace/name}. */
-    public String key() {
-        return namespace + "/" + name;
+    /** Which deployment this is. */
+    public DeploymentKey key() {
+        return new DeploymentKey(namespace, name);
     }
 
     /** Builds a {@link SpecObservation} by name rather than by position. */

@@ -1,5 +1,6 @@
 package io.lineflow.reconciler.observe;
 
+import io.lineflow.reconciler.model.DeploymentKey;
 import io.lineflow.reconciler.model.Sample;
 
 import java.time.Duration;
@@ -15,14 +16,14 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class HistoryStore {
 
     private final Duration retention;
-    private final Map<String, Deque<Sample>> samples = new ConcurrentHashMap<>();
+    private final Map<DeploymentKey, Deque<Sample>> samples = new ConcurrentHashMap<>();
 
     public HistoryStore(Duration retention) {
         this.retention = retention;
     }
 
-    /** Samples of {@code key}, oldest first. */
-    public List<Sample> get(String key) {
+    /** Samples of the deployment, oldest first. */
+    public List<Sample> get(DeploymentKey key) {
         Deque<Sample> d = samples.get(key);
         if (d == null) {
             return List.of();
@@ -32,7 +33,7 @@ public final class HistoryStore {
         }
     }
 
-    public void add(String key, Sample sample) {
+    public void add(DeploymentKey key, Sample sample) {
         Deque<Sample> d = samples.computeIfAbsent(key, k -> new ArrayDeque<>());
         synchronized (d) {
             d.addLast(sample);
@@ -44,7 +45,7 @@ public final class HistoryStore {
     }
 
     /** Forgets deployments that no longer exist. */
-    public void retainOnly(Collection<String> keys) {
+    public void retainOnly(Collection<DeploymentKey> keys) {
         samples.keySet().retainAll(keys);
     }
 }

@@ -3,6 +3,7 @@ package io.lineflow.reconciler.audit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.reconciler.TestUtils;
+import io.lineflow.reconciler.model.AuditReport;
 import io.lineflow.rules.Rules;
 import io.lineflow.rules.recount.WindowRecount;
 import io.lineflow.rules.recount.WindowRecount.Row;

@@ -7,6 +7,9 @@ import io.lineflow.reconciler.TestUtils;
 import io.lineflow.reconciler.TestingClock;
 import io.lineflow.reconciler.act.Metrics;
 import io.lineflow.reconciler.controller.Reconciler;
+import io.lineflow.reconciler.model.AuditReport;
+import io.lineflow.reconciler.model.AuditStatus;
+import io.lineflow.reconciler.model.DeploymentKey;
 import io.lineflow.reconciler.model.Finding;
 import io.lineflow.reconciler.model.FindingCode;
 import io.lineflow.reconciler.model.HealthResult;
@@ -124,10 +127,15 @@ class DeploymentAuditTest {
                         0,
                         TestUtils.checkpoints(clock.instant().minusSeconds(20), 50, 0),
                         TestUtils.source(100))));
-        reconciler = TestUtils.reconciler(
-                conf, client, rest, new TestingKafkaObserver(clock, 100, 500, Duration.ofDays(7)), metrics, clock);
         audit = new AuditLoop(conf, null, JobSettings.from(client), metrics, clock);
-        reconciler.auditedBy(audit);
+        reconciler = TestUtils.reconciler(
+                conf,
+                client,
+                rest,
+                new TestingKafkaObserver(clock, 100, 500, Duration.ofDays(7)),
+                audit,
+                metrics,
+                clock);
     }
 
     @AfterEach
@@ -275,25 +283,25 @@ class DeploymentAuditTest {
     }
 
     /** A pass hands the deployments to the audit, a round audits them, the next pass judges them. */
-    private Map<String, HealthResult> auditAndPass() {
+    private Map<DeploymentKey, HealthResult> auditAndPass() {
         pass();
         audit.runSafely();
         return pass();
     }
 
-    private Map<String, HealthResult> pass() {
-        Map<String, HealthResult> r = reconciler.pass(
+    private Map<DeploymentKey, HealthResult> pass() {
+        Map<DeploymentKey, HealthResult> r = reconciler.pass(
                 client.resources(FlinkDeployment.class).inNamespace(NS).list().getItems());
         clock.advance(Duration.ofSeconds(30));
         return r;
     }
 
-    private static Optional<Finding> audit(Map<String, HealthResult> results, String name, FindingCode code) {
-        return results.get(NS + "/" + name).find(code);
+    private static Optional<Finding> audit(Map<DeploymentKey, HealthResult> results, String name, FindingCode code) {
+        return results.get(new DeploymentKey(NS, name)).find(code);
     }
 
     private AuditReport latest(String name) {
-        AuditStatus s = audit.latestFor(NS, name);
+        AuditStatus s = audit.latestFor(new DeploymentKey(NS, name));
         assertThat(s).as("the audit's status of " + name).isNotNull();
         assertThat(s.notAudited()).as("why " + name + " is not audited").isNull();
         s.latest().lines().forEach(l -> System.out.println(name + ": " + l));
@@ -327,7 +335,7 @@ class DeploymentAuditTest {
         lineA();
         lineB();
 
-        Map<String, HealthResult> results = auditAndPass();
+        Map<DeploymentKey, HealthResult> results = auditAndPass();
 
         AuditReport a = latest("line-a");
         AuditReport b = latest("line-b");
@@ -358,7 +366,7 @@ class DeploymentAuditTest {
                 "UPDATE device_window_stats SET pieces_produced = 99"
                         + " WHERE device_id = 'd2' AND window_start = '2026-11-01T11:20:00Z'");
 
-        Map<String, HealthResult> results = auditAndPass();
+        Map<DeploymentKey, HealthResult> results = auditAndPass();
 
         assertThat(audit(results, "line-b", FindingCode.AUDIT_MISMATCH))
                 .hasValueSatisfying(f -> assertThat(f.message())
@@ -376,7 +384,7 @@ class DeploymentAuditTest {
         lineCWithBadLateness();
         lineB();
 
-        Map<String, HealthResult> results = auditAndPass();
+        Map<DeploymentKey, HealthResult> results = auditAndPass();
 
         assertThat(audit(results, "line-c", FindingCode.AUDIT_NOT_RUN))
                 .hasValueSatisfying(f -> assertThat(f.message())
@@ -406,10 +414,10 @@ class DeploymentAuditTest {
         client.resource(TestUtils.lineflowDeployment(NS, "line-d", "line-d-config-gone"))
                 .create();
 
-        Map<String, HealthResult> results = auditAndPass();
+        Map<DeploymentKey, HealthResult> results = auditAndPass();
 
-        assertThat(audit.latestFor(NS, "line-a-canary")).isNull();
-        assertThat(results.get(NS + "/line-a-canary").codes())
+        assertThat(audit.latestFor(new DeploymentKey(NS, "line-a-canary"))).isNull();
+        assertThat(results.get(new DeploymentKey(NS, "line-a-canary")).codes())
                 .doesNotContain(FindingCode.AUDIT_MISMATCH, FindingCode.AUDIT_NOT_RUN);
         assertThat(audit(results, "line-b", FindingCode.AUDIT_NOT_RUN))
                 .hasValueSatisfying(f -> assertThat(f.message())

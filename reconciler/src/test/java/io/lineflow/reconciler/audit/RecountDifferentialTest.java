@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lineflow.job.LineflowJob;
 import io.lineflow.job.config.JobConfig;
 import io.lineflow.job.schema.Schema;
+import io.lineflow.reconciler.cli.AuditCommand;
 import io.lineflow.rules.Windows;
 import io.lineflow.settings.LineflowOptions;
 import io.lineflow.testing.TestServices;

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lineflow.reconciler.ReconcilerOptions;
 import io.lineflow.reconciler.TestUtils;
 import io.lineflow.reconciler.act.Metrics;
-import io.lineflow.reconciler.audit.AuditReport.Reason;
 import io.lineflow.reconciler.checks.AuditCheck;
+import io.lineflow.reconciler.model.AuditReport;
+import io.lineflow.reconciler.model.AuditReport.Reason;
+import io.lineflow.reconciler.model.AuditStatus;
+import io.lineflow.reconciler.model.DeploymentKey;
 import io.lineflow.reconciler.model.FindingCode;
 import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.model.Observation;
@@ -336,21 +339,22 @@ class SpanAuditTest {
             assertThat(metrics.render()).contains("lineflow_audit_rows{" + labels + ",result=\"wrong\"} 1");
             assertThat(audited(loop, "lineflow").find(FindingCode.AUDIT_MISMATCH))
                     .hasValueSatisfying(f -> assertThat(f.message()).contains("d2@2026-11-01T11:30:00Z"));
-            assertThat(loop.latestFor("lineflow-ns", "another")).isNull();
+            assertThat(loop.latestFor(new DeploymentKey("lineflow-ns", "another")))
+                    .isNull();
             assertThat(audited(loop, "another").findings()).isEmpty();
             assertThat(metrics.render()).doesNotContain("deployment=\"another\"");
         }
     }
 
     private static AuditReport latest(AuditLoop loop) {
-        AuditStatus s = loop.latestFor("lineflow-ns", "lineflow");
+        AuditStatus s = loop.latestFor(new DeploymentKey("lineflow-ns", "lineflow"));
         return s == null ? null : s.latest();
     }
 
     /** What the reconciler's pass judges of the deployment {@code name}: the loop's status of it, by AuditCheck. */
     private static HealthResult audited(AuditLoop loop, String name) {
         Observation o = new Observation(CLOCK.instant(), null, null, null, null, List.of())
-                .withAudit(loop.latestFor("lineflow-ns", name));
+                .withAudit(loop.latestFor(new DeploymentKey("lineflow-ns", name)));
         return new AuditCheck().evaluate(o, ReconcilerOptions.fromMap(Map.of()), CLOCK);
     }
 }

@@ -6,8 +6,8 @@ import static io.lineflow.reconciler.TestUtils.goodSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lineflow.reconciler.ReconcilerOptions;
-import io.lineflow.reconciler.audit.AuditReport;
-import io.lineflow.reconciler.audit.AuditStatus;
+import io.lineflow.reconciler.model.AuditReport;
+import io.lineflow.reconciler.model.AuditStatus;
 import io.lineflow.reconciler.model.FindingCode;
 import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.model.Observation;

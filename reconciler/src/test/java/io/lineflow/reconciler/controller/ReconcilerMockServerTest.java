@@ -11,6 +11,7 @@ import io.lineflow.reconciler.TestingClock;
 import io.lineflow.reconciler.act.Metrics;
 import io.lineflow.reconciler.act.Remediator;
 import io.lineflow.reconciler.act.SummaryPublisher;
+import io.lineflow.reconciler.model.DeploymentKey;
 import io.lineflow.reconciler.model.FindingCode;
 import io.lineflow.reconciler.model.FlinkObservation;
 import io.lineflow.reconciler.model.HealthResult;
@@ -63,7 +64,13 @@ class ReconcilerMockServerTest {
         Configuration conf = ReconcilerOptions.fromMap(settings);
         metrics = new Metrics(conf, clock);
         return TestUtils.reconciler(
-                conf, client, rest, new TestingKafkaObserver(clock, 100, 500, Duration.ofDays(7)), metrics, clock);
+                conf,
+                client,
+                rest,
+                new TestingKafkaObserver(clock, 100, 500, Duration.ofDays(7)),
+                null,
+                metrics,
+                clock);
     }
 
     private FlinkObservation healthyJob(double sourceRate) {
@@ -83,8 +90,8 @@ class ReconcilerMockServerTest {
         return client.resource(fd).create();
     }
 
-    private Map<String, HealthResult> pass() {
-        Map<String, HealthResult> r = reconciler.pass(
+    private Map<DeploymentKey, HealthResult> pass() {
+        Map<DeploymentKey, HealthResult> r = reconciler.pass(
                 client.resources(FlinkDeployment.class).inNamespace(NS).list().getItems());
         clock.advance(Duration.ofSeconds(30));
         return r;
@@ -122,9 +129,9 @@ class ReconcilerMockServerTest {
         fd.getSpec().getFlinkConfiguration().remove("high-availability.type");
         create(fd);
 
-        Map<String, HealthResult> results = pass();
+        Map<DeploymentKey, HealthResult> results = pass();
 
-        assertThat(results.get(NS + "/lineflow").codes()).containsExactly(FindingCode.HA_DISABLED);
+        assertThat(results.get(new DeploymentKey(NS, "lineflow")).codes()).containsExactly(FindingCode.HA_DISABLED);
         List<Event> events = events();
         assertThat(events).hasSize(1);
         Event e = events.get(0);
@@ -227,9 +234,9 @@ class ReconcilerMockServerTest {
         rest.answerAll(url -> url.contains("//a-rest")
                 ? FlinkObservation.failed(url, "HttpTimeoutException: request timed out")
                 : healthyJob(100));
-        Map<String, HealthResult> r = pass();
-        assertThat(r.get(NS + "/a").codes()).containsExactly(FindingCode.OBSERVATION_FAILED);
-        assertThat(r.get(NS + "/b").findings()).isEmpty();
+        Map<DeploymentKey, HealthResult> r = pass();
+        assertThat(r.get(new DeploymentKey(NS, "a")).codes()).containsExactly(FindingCode.OBSERVATION_FAILED);
+        assertThat(r.get(new DeploymentKey(NS, "b")).findings()).isEmpty();
     }
 
     @Test
@@ -284,11 +291,11 @@ class ReconcilerMockServerTest {
         create(flinkDeployment(NS, "lineflow"));
         pod("lineflow-taskmanager-1-1", "lineflow", "taskmanager");
         rest.answer("http://lineflow-rest.flink.svc:8081", duplicatedJob());
-        Map<String, HealthResult> r = null;
+        Map<DeploymentKey, HealthResult> r = null;
         for (int i = 0; i < 5; i++) {
             r = pass();
         }
-        assertThat(r.get(NS + "/lineflow").codes()).contains(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(r.get(new DeploymentKey(NS, "lineflow")).codes()).contains(FindingCode.DUPLICATE_CONSUMPTION);
         assertThat(podNames()).containsExactly("lineflow-taskmanager-1-1");
         assertThat(events()).extracting(Event::getReason).containsExactly("DUPLICATE_CONSUMPTION");
     }
@@ -323,11 +330,11 @@ class ReconcilerMockServerTest {
                                 checkpoints(clock.instant().minusSeconds(20), 50, 0),
                                 List.of(first, second),
                                 Set.of())));
-        Map<String, HealthResult> r = null;
+        Map<DeploymentKey, HealthResult> r = null;
         for (int i = 0; i < 4; i++) {
             r = pass();
         }
-        assertThat(r.get(NS + "/lineflow").codes()).contains(FindingCode.DUPLICATE_CONSUMPTION);
+        assertThat(r.get(new DeploymentKey(NS, "lineflow")).codes()).contains(FindingCode.DUPLICATE_CONSUMPTION);
         assertThat(podNames())
                 .as("a restart builds the job with its two sources again: only reported")
                 .containsExactly("lineflow-taskmanager-1-1");

@@ -11,6 +11,7 @@ import io.lineflow.reconciler.act.EventPublisher;
 import io.lineflow.reconciler.act.Metrics;
 import io.lineflow.reconciler.act.Remediator;
 import io.lineflow.reconciler.act.SummaryPublisher;
+import io.lineflow.reconciler.model.DeploymentKey;
 import io.lineflow.reconciler.model.HealthResult;
 import io.lineflow.reconciler.observe.DeploymentObserver;
 import io.lineflow.reconciler.observe.HistoryStore;
@@ -60,6 +61,7 @@ class ScaleTest {
                 conf,
                 new DeploymentObserver(
                         conf, rest, new TestingKafkaObserver(clock, 100, 500, Duration.ofDays(7)), clock),
+                null,
                 events,
                 new SummaryPublisher(client, conf, clock),
                 new Remediator(client, events, conf, clock),
@@ -74,7 +76,7 @@ class ScaleTest {
             System.gc();
             long heapBefore = usedHeap();
             long t0 = System.nanoTime();
-            Map<String, HealthResult> first = reconciler.pass(all);
+            Map<DeploymentKey, HealthResult> first = reconciler.pass(all);
             double firstSeconds = (System.nanoTime() - t0) / 1e9;
             long heapAfterFirst = usedHeap();
 

@@ -1,4 +1,4 @@
-package io.lineflow.reconciler.audit;
+package io.lineflow.reconciler.model;
 
 import io.lineflow.rules.table.WindowTable.Difference;
 

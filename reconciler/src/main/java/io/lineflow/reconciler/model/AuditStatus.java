@@ -1,4 +1,4 @@
-package io.lineflow.reconciler.audit;
+package io.lineflow.reconciler.model;
 
 /**
  * The continuous audit of one deployment as a pass sees it: the latest completed audit of its

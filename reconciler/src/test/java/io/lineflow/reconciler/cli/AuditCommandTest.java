@@ -1,4 +1,4 @@
-package io.lineflow.reconciler.audit;
+package io.lineflow.reconciler.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,7 @@
-package io.lineflow.reconciler.audit;
+package io.lineflow.reconciler.cli;
 
-import io.lineflow.reconciler.cli.Args;
+import io.lineflow.reconciler.audit.Audit;
+import io.lineflow.reconciler.model.AuditReport;
 import io.lineflow.rules.Rules;
 import io.lineflow.settings.ConfigException;
 import io.lineflow.settings.LineflowOptions;
