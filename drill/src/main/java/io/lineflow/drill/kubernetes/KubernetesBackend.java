@@ -1,8 +1,8 @@
 package io.lineflow.drill.kubernetes;
 
-import static io.lineflow.drill.kubernetes.FlinkCluster.JM;
-import static io.lineflow.drill.kubernetes.FlinkCluster.OPERATOR;
-import static io.lineflow.drill.kubernetes.FlinkCluster.selector;
+import static io.lineflow.drill.kubernetes.ClusterPods.JM;
+import static io.lineflow.drill.kubernetes.Kubectl.selector;
+import static io.lineflow.drill.kubernetes.OperatorPods.OPERATOR;
 
 import io.lineflow.drill.core.Await;
 import io.lineflow.drill.core.Backend;
@@ -14,6 +14,7 @@ import io.lineflow.drill.core.TableCheck;
 import io.lineflow.testing.Commands;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
 import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
 import org.apache.flink.kubernetes.operator.api.spec.JobState;
@@ -116,8 +117,8 @@ final class KubernetesBackend implements Backend {
      */
     @Override
     public RunState job() {
-        return "RUNNING".equals(flink.jobState())
-                ? new RunState(true, flink.runningSince().orElse(null))
+        return flink.deployment().jobState().orElse(null) == JobStatus.RUNNING
+                ? new RunState(true, flink.rest().runningSince().orElse(null))
                 : RunState.DOWN;
     }
 
@@ -145,7 +146,7 @@ final class KubernetesBackend implements Backend {
             }
             case JM_LEADER_KILL -> {
                 Pod leader = leader();
-                String container = FlinkCluster.flinkContainerId(leader);
+                String container = ClusterPods.flinkContainerId(leader);
                 Commands.run(
                         Path.of("."),
                         Duration.ofSeconds(30),
@@ -181,7 +182,7 @@ final class KubernetesBackend implements Backend {
             }
             case TM_POD_KILL -> {
                 // One that runs tasks: killing the spare would show nothing.
-                String pod = flink.busyTaskManagers().stream()
+                String pod = flink.rest().busyTaskManagers().stream()
                         .findFirst()
                         .orElseThrow(() -> new IllegalStateException(
                                 "no TaskManager runs tasks, as the leading JobManager's REST API lists them"));
@@ -259,14 +260,15 @@ final class KubernetesBackend implements Backend {
 
     /** The leading JobManager's pod; fails when Kubernetes HA names none that runs. */
     private Pod leader() {
-        return flink.leader()
+        return flink.pods()
+                .leader()
                 .orElseThrow(() -> new IllegalStateException("no JobManager pod is the leader in ConfigMap "
-                        + FlinkCluster.HA_CONFIG_MAP + " (leader election under way, or HA off?)"));
+                        + ClusterPods.HA_CONFIG_MAP + " (leader election under way, or HA off?)"));
     }
 
     /** A JobManager pod that is not {@code leader}; fails when there is none (one JobManager only?). */
     private Pod standby(Pod leader) {
-        return flink.jobManagers().stream()
+        return flink.pods().jobManagers().stream()
                 .filter(p ->
                         !p.getMetadata().getUid().equals(leader.getMetadata().getUid()))
                 .findFirst()
@@ -278,7 +280,7 @@ final class KubernetesBackend implements Backend {
         log.accept("  "
                 + operator.run("delete", "pod", "-l", selector(OPERATOR), "--wait=false")
                         .trim());
-        Await.orFail(Duration.ofMinutes(3), POLL, "the operator's new pod Ready", flink::operatorReady);
+        Await.orFail(Duration.ofMinutes(3), POLL, "the operator's new pod Ready", flink.operator()::ready);
     }
 
     private void upgradeOperator() {
@@ -286,7 +288,7 @@ final class KubernetesBackend implements Backend {
             throw new IllegalStateException(
                     "operator-upgrade: this run has no upgrade command (KubernetesE2e verify --operator-upgrade)");
         }
-        String before = flink.operatorImages();
+        String before = flink.operator().images();
         log.accept("  the operator runs " + before + "; upgrading: " + String.join(" ", operatorUpgrade));
         long began = System.currentTimeMillis();
         Commands.run(Path.of("."), Duration.ofMinutes(10), operatorUpgrade);
@@ -294,24 +296,24 @@ final class KubernetesBackend implements Backend {
                 Duration.ofMinutes(3),
                 POLL,
                 "the upgraded operator's pod Ready and the old one gone",
-                () -> flink.operatorReady() && !flink.operatorImages().contains(before));
-        log.accept("  the operator runs " + flink.operatorImages() + ", "
+                () -> flink.operator().ready() && !flink.operator().images().contains(before));
+        log.accept("  the operator runs " + flink.operator().images() + ", "
                 + DrillReport.seconds(System.currentTimeMillis() - began) + " after the upgrade began");
     }
 
     private long suspendAndResume() {
         long began = System.currentTimeMillis();
-        flink.setJobState(JobState.SUSPENDED);
+        flink.deployment().setJobState(JobState.SUSPENDED);
         Await.orFail(
                 Duration.ofMinutes(3),
                 POLL,
                 "lifecycle SUSPENDED",
-                () -> flink.lifecycle().orElse(null) == ResourceLifecycleState.SUSPENDED);
+                () -> flink.deployment().lifecycle().orElse(null) == ResourceLifecycleState.SUSPENDED);
         log.accept("  suspended " + DrillReport.seconds(System.currentTimeMillis() - began)
                 + " after the patch; resuming in " + holds.suspension().toSeconds() + " s");
         Pause.sleep(holds.suspension().toMillis());
         long resumed = System.currentTimeMillis();
-        flink.setJobState(JobState.RUNNING);
+        flink.deployment().setJobState(JobState.RUNNING);
         long running = deployed(
                 "job.state running",
                 spec -> spec.getJob() != null && spec.getJob().getState() == JobState.RUNNING);
@@ -342,7 +344,7 @@ final class KubernetesBackend implements Backend {
      */
     private long majorUpgrade() throws IOException {
         Release release = Release.MAJOR;
-        if (flink.images(JM).contains(release.image())) {
+        if (flink.pods().images(JM).contains(release.image())) {
             throw new IllegalStateException("the JobManager already runs " + release.image());
         }
         Path dir = overlays.write(
@@ -356,7 +358,7 @@ final class KubernetesBackend implements Backend {
         long deployed = deployed(
                 "image " + release.image() + " on flinkVersion " + NEXT_FLINK_VERSION,
                 spec -> release.image().equals(spec.getImage()));
-        beforeMajorUpgrade = flink.upgradeSavepoint();
+        beforeMajorUpgrade = flink.deployment().upgradeSavepoint();
         if (beforeMajorUpgrade.isEmpty()) {
             throw new IllegalStateException("the operator recorded no savepoint for the major upgrade");
         }
@@ -374,12 +376,12 @@ final class KubernetesBackend implements Backend {
         if (beforeMajorUpgrade == null) {
             majorUpgrade();
         }
-        long completed = flink.completedCheckpoints().orElse(0L);
+        long completed = flink.rest().completedCheckpoints().orElse(0L);
         Await.orFail(
                 Duration.ofMinutes(3),
                 POLL,
                 "a checkpoint completed by Flink 2.2's job",
-                () -> flink.completedCheckpoints().orElse(0L) > completed);
+                () -> flink.rest().completedCheckpoints().orElse(0L) > completed);
         Release release = Release.E2E;
         Path dir = overlays.write(
                 release.name(),
@@ -406,10 +408,10 @@ final class KubernetesBackend implements Backend {
                 Duration.ofMinutes(10),
                 POLL,
                 "the operator to deploy the spec with " + what,
-                () -> flink.reconciledSpec().filter(spec).isPresent()
+                () -> flink.deployment().reconciledSpec().filter(spec).isPresent()
                         && List.of(ResourceLifecycleState.DEPLOYED, ResourceLifecycleState.STABLE)
-                                .contains(flink.lifecycle().orElse(null))
-                        && "RUNNING".equals(flink.jobState()));
+                                .contains(flink.deployment().lifecycle().orElse(null))
+                        && flink.deployment().jobState().orElse(null) == JobStatus.RUNNING);
         return System.currentTimeMillis();
     }
 }
