@@ -57,10 +57,10 @@ sealed interface AfterFault {
             case JM_STANDBY_DELETE -> new LeftAlone("deleting the standby JobManager", false);
             case OPERATOR_RESTART -> new LeftAlone("the operator's restart", true);
             case OPERATOR_UPGRADE -> new OperatorUpgradeNoted();
-            case LAST_STATE_UPGRADE -> new Deployed(KubernetesBackend.Release.LAST_STATE, false);
-            case SAVEPOINT_UPGRADE -> new Deployed(KubernetesBackend.Release.SAVEPOINT, true);
-            case MAJOR_UPGRADE -> new Deployed(KubernetesBackend.Release.MAJOR, true);
-            case MAJOR_ROLLBACK -> new Deployed(KubernetesBackend.Release.E2E, false);
+            case LAST_STATE_UPGRADE -> new Deployed(ReleaseFlows.Release.LAST_STATE, false);
+            case SAVEPOINT_UPGRADE -> new Deployed(ReleaseFlows.Release.SAVEPOINT, true);
+            case MAJOR_UPGRADE -> new Deployed(ReleaseFlows.Release.MAJOR, true);
+            case MAJOR_ROLLBACK -> new Deployed(ReleaseFlows.Release.E2E, false);
             // The table, the timeline and the reconciler's health say all there is to say of these.
             case JM_POD_DELETE, JM_KILL, TM_POD_KILL, DB_OUTAGE, KAFKA_RESTART, SUSPEND_RESUME, NODE_RESTART ->
                 new Nothing();
@@ -168,7 +168,7 @@ sealed interface AfterFault {
      * The JobManager runs the release's image and the operator deployed its parallelism; after a
      * savepoint upgrade ({@code savepoint}), the operator recorded the savepoint it restored.
      */
-    record Deployed(KubernetesBackend.Release release, boolean savepoint) implements AfterFault {
+    record Deployed(ReleaseFlows.Release release, boolean savepoint) implements AfterFault {
         @Override
         public void check(Cluster c, Before before, ScenarioResult result) {
             String running = c.flink().pods().images(JM);

@@ -133,7 +133,7 @@ class AfterFaultTest {
     @Test
     void anUpgradeMustRunTheReleasesImageAtItsParallelismAndASavepointUpgradeRecordItsSavepoint() {
         AfterFault.Cluster c = cluster(NOBODY);
-        KubernetesBackend.Release release = KubernetesBackend.Release.SAVEPOINT;
+        ReleaseFlows.Release release = ReleaseFlows.Release.SAVEPOINT;
         new AfterFault.Deployed(release, false).check(c, before(c), result);
         assertThat(result.problems)
                 .containsExactly("UPGRADE expected image lineflow-job:e2e-upgrade-2 at parallelism 2, the JobManager"
