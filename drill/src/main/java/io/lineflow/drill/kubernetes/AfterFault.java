@@ -1,6 +1,6 @@
 package io.lineflow.drill.kubernetes;
 
-import static io.lineflow.drill.kubernetes.FlinkCluster.JM;
+import static io.lineflow.drill.kubernetes.ClusterPods.JM;
 
 import io.lineflow.drill.core.Await;
 import io.lineflow.drill.core.Fault;
@@ -10,6 +10,7 @@ import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -29,13 +30,13 @@ sealed interface AfterFault {
      * @param leader who holds the JobManagers' leader election
      * @param failedCheckpoints the reconciler's count of failed checkpoints
      */
-    record Before(long injectedAt, String jobManagerPods, String jobId, String leader, double failedCheckpoints) {
+    record Before(long injectedAt, Set<String> jobManagerPods, String jobId, String leader, double failedCheckpoints) {
         static Before of(Cluster c, long injectedAt) {
             return new Before(
                     injectedAt,
-                    c.flink().podUids(JM),
-                    c.flink().jobId(),
-                    c.flink().leaderHolder(),
+                    c.flink().pods().uids(JM),
+                    c.flink().deployment().jobId(),
+                    c.flink().pods().leaderHolder(),
                     c.reconciler().gauge(CheckpointFailuresCounted.METRIC).orElse(0.0));
         }
     }
@@ -56,10 +57,10 @@ sealed interface AfterFault {
             case JM_STANDBY_DELETE -> new LeftAlone("deleting the standby JobManager", false);
             case OPERATOR_RESTART -> new LeftAlone("the operator's restart", true);
             case OPERATOR_UPGRADE -> new OperatorUpgradeNoted();
-            case LAST_STATE_UPGRADE -> new Deployed(KubernetesBackend.Release.LAST_STATE, false);
-            case SAVEPOINT_UPGRADE -> new Deployed(KubernetesBackend.Release.SAVEPOINT, true);
-            case MAJOR_UPGRADE -> new Deployed(KubernetesBackend.Release.MAJOR, true);
-            case MAJOR_ROLLBACK -> new Deployed(KubernetesBackend.Release.E2E, false);
+            case LAST_STATE_UPGRADE -> new Deployed(ReleaseFlows.Release.LAST_STATE, false);
+            case SAVEPOINT_UPGRADE -> new Deployed(ReleaseFlows.Release.SAVEPOINT, true);
+            case MAJOR_UPGRADE -> new Deployed(ReleaseFlows.Release.MAJOR, true);
+            case MAJOR_ROLLBACK -> new Deployed(ReleaseFlows.Release.E2E, false);
             // The table, the timeline and the reconciler's health say all there is to say of these.
             case JM_POD_DELETE, JM_KILL, TM_POD_KILL, DB_OUTAGE, KAFKA_RESTART, SUSPEND_RESUME, NODE_RESTART ->
                 new Nothing();
@@ -137,11 +138,11 @@ sealed interface AfterFault {
             if (result.recoveryMillis != null) {
                 result.problems.add("JOB " + cause + " interrupted the job");
             }
-            boolean sameJob = c.flink().jobId().equals(before.jobId());
-            if (samePods && (!sameJob || !c.flink().podUids(JM).equals(before.jobManagerPods()))) {
+            boolean sameJob = c.flink().deployment().jobId().equals(before.jobId());
+            if (samePods && (!sameJob || !c.flink().pods().uids(JM).equals(before.jobManagerPods()))) {
                 result.problems.add("JOB " + cause + " replaced the JobManager pod or the job");
             }
-            if (!samePods && (!sameJob || !c.flink().leaderHolder().equals(before.leader()))) {
+            if (!samePods && (!sameJob || !c.flink().pods().leaderHolder().equals(before.leader()))) {
                 result.problems.add("JOB " + cause + " changed the leader or the job");
             }
         }
@@ -152,9 +153,9 @@ sealed interface AfterFault {
         @Override
         public void check(Cluster c, Before before, ScenarioResult result) {
             boolean untouched = result.recoveryMillis == null
-                    && c.flink().podUids(JM).equals(before.jobManagerPods())
-                    && c.flink().jobId().equals(before.jobId());
-            String said = "operator upgraded (now " + c.flink().operatorImages() + "): "
+                    && c.flink().pods().uids(JM).equals(before.jobManagerPods())
+                    && c.flink().deployment().jobId().equals(before.jobId());
+            String said = "operator upgraded (now " + c.flink().operator().images() + "): "
                     + (untouched
                             ? "the job was not restarted (same JobManager pods and job id, never left RUNNING)"
                             : "the job was restarted (JobManager pods or job id changed, or it left RUNNING)");
@@ -167,11 +168,11 @@ sealed interface AfterFault {
      * The JobManager runs the release's image and the operator deployed its parallelism; after a
      * savepoint upgrade ({@code savepoint}), the operator recorded the savepoint it restored.
      */
-    record Deployed(KubernetesBackend.Release release, boolean savepoint) implements AfterFault {
+    record Deployed(ReleaseFlows.Release release, boolean savepoint) implements AfterFault {
         @Override
         public void check(Cluster c, Before before, ScenarioResult result) {
-            String running = c.flink().images(JM);
-            FlinkDeploymentSpec spec = c.flink().reconciledSpec().orElse(null);
+            String running = c.flink().pods().images(JM);
+            FlinkDeploymentSpec spec = c.flink().deployment().reconciledSpec().orElse(null);
             Integer parallelism =
                     spec == null || spec.getJob() == null ? null : spec.getJob().getParallelism();
             // Every JobManager on exactly that image: "lineflow-job:e2e" is also a prefix of the
@@ -184,7 +185,7 @@ sealed interface AfterFault {
                         + (spec == null ? "none" : spec.getImage() + " at parallelism " + parallelism));
             }
             if (savepoint) {
-                String path = c.flink().upgradeSavepoint();
+                String path = c.flink().deployment().upgradeSavepoint();
                 if (path.isEmpty()) {
                     result.problems.add("UPGRADE the operator recorded no savepoint for the savepoint upgrade");
                 } else {

@@ -8,6 +8,7 @@ import io.lineflow.drill.core.TimeChart;
 import io.lineflow.reconciler.ReconcilerOptions;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -71,11 +72,11 @@ final class BeamIncident {
     private final ReconcilerMetrics reconciler;
 
     BeamIncident(FlinkCluster lineflow, Kubectl k8s, TableCheck.Database db, String bootstrap) {
-        this.flink = lineflow.deployment(NAME);
+        this.flink = lineflow.named(NAME);
         this.k8s = k8s;
         this.db = db;
         this.bootstrap = bootstrap;
-        this.reconciler = new ReconcilerMetrics(lineflow);
+        this.reconciler = new ReconcilerMetrics(lineflow.pods());
     }
 
     /**
@@ -103,7 +104,7 @@ final class BeamIncident {
                 Duration.ofMinutes(10),
                 Duration.ofSeconds(2),
                 NAME + "'s job RUNNING",
-                () -> "RUNNING".equals(flink.jobState()));
+                () -> flink.deployment().jobState().orElse(null) == JobStatus.RUNNING);
         try (IncidentRecords producer = new IncidentRecords(bootstrap, TOPIC, PARTITIONS, db, TABLE)) {
             // Input first: a KafkaIO reader registers its partition's metric with its first
             // record. The pipeline reads from the earliest offset, so nothing sent before the
@@ -113,14 +114,15 @@ final class BeamIncident {
                     Duration.ofMinutes(3),
                     Duration.ofSeconds(2),
                     "every partition of " + TOPIC + " read by a KafkaIO reader of " + NAME,
-                    () -> flink.readerPartitions(TOPIC)
+                    () -> flink.rest()
+                            .readerPartitions(TOPIC)
                             .map(p -> p.size() == PARTITIONS)
                             .orElse(false));
             Await.orFail(
                     Duration.ofMinutes(2),
                     Duration.ofSeconds(2),
                     "a checkpoint of " + NAME + " completed while the input runs",
-                    () -> flink.completedCheckpoints().orElse(0L) > 0);
+                    () -> flink.rest().completedCheckpoints().orElse(0L) > 0);
             IncidentRecords.Copies before = producer.copiesOver("before the failover");
             result.monitoring.add("incident: before the failover, " + before);
             if (before.perRecord() > 1.05) {
@@ -151,8 +153,8 @@ final class BeamIncident {
      * (its Role comes with the incident's overlay), and waits for the reconciler's new pod.
      */
     private void remediation(boolean on) {
-        k8s.run("set", "env", "deployment/" + FlinkCluster.RECONCILER, REMEDIATION_ENABLED + "=" + on);
-        k8s.run("rollout", "status", "deployment/" + FlinkCluster.RECONCILER, "--timeout=180s");
+        k8s.run("set", "env", "deployment/" + ReconcilerOutputs.RECONCILER, REMEDIATION_ENABLED + "=" + on);
+        k8s.run("rollout", "status", "deployment/" + ReconcilerOutputs.RECONCILER, "--timeout=180s");
         log("  remediation %s in the reconciler", on ? "on" : "off");
     }
 
@@ -205,19 +207,21 @@ final class BeamIncident {
 
     /** Deletes the leading JobManager's pod; returns when the standby has restored the job (epoch ms). */
     private long failover(ScenarioResult result) {
-        long runningBefore = flink.runningSince().orElse(0L);
-        Pod leader = flink.leader().orElseThrow(() -> new IllegalStateException("no leading JobManager of " + NAME));
+        long runningBefore = flink.rest().runningSince().orElse(0L);
+        Pod leader =
+                flink.pods().leader().orElseThrow(() -> new IllegalStateException("no leading JobManager of " + NAME));
         long struck = System.currentTimeMillis();
         result.marks.add(new TimeChart.Mark(struck, "leading JobManager deleted"));
         k8s.run("delete", "pod", leader.getMetadata().getName(), "--wait=false");
         log("  deleted the leading JobManager %s", leader.getMetadata().getName());
         long[] restored = {0};
         Await.orFail(Duration.ofMinutes(5), Duration.ofSeconds(1), NAME + "'s job restored by a new leader", () -> {
-            restored[0] = flink.leader()
+            restored[0] = flink.pods()
+                    .leader()
                     .filter(p -> !p.getMetadata()
                             .getName()
                             .equals(leader.getMetadata().getName()))
-                    .flatMap(p -> flink.runningSince())
+                    .flatMap(p -> flink.rest().runningSince())
                     .filter(since -> since > runningBefore)
                     .orElse(0L);
             return restored[0] > 0;
@@ -247,7 +251,8 @@ final class BeamIncident {
     }
 
     private boolean findingReported() {
-        return flink.health()
+        return flink.reconciler()
+                .health()
                 .map(c -> String.valueOf(c.getData()).contains(FINDING))
                 .orElse(false);
     }
@@ -260,7 +265,10 @@ final class BeamIncident {
         Set<String> before = Set.copyOf(taskManagers());
         long annotated = System.currentTimeMillis();
         k8s.run("annotate", "flinkdeployment/" + NAME, "lineflow.io/remediate=true", "--overwrite");
-        if (!Await.until(Duration.ofMinutes(3), Duration.ofSeconds(2), () -> flink.eventReported(REMEDIATED))) {
+        if (!Await.until(
+                Duration.ofMinutes(3),
+                Duration.ofSeconds(2),
+                () -> flink.reconciler().eventReported(REMEDIATED))) {
             result.problems.add("REMEDIATION the reconciler did not roll " + NAME + "'s TaskManagers within 3 min of"
                     + " the annotation (no " + REMEDIATED + " Event)");
             return;
@@ -289,7 +297,7 @@ final class BeamIncident {
     }
 
     private List<String> taskManagers() {
-        return flink.pods(flink.podsOf("taskmanager")).orElse(List.of()).stream()
+        return flink.pods().withLabels(flink.pods().labelsOf("taskmanager")).orElse(List.of()).stream()
                 .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
                 .map(p -> p.getMetadata().getName())
                 .toList();
@@ -302,7 +310,10 @@ final class BeamIncident {
                 Duration.ofMinutes(3),
                 Duration.ofSeconds(2),
                 NAME + "'s pods gone",
-                () -> flink.pods(Map.of("app", NAME)).map(List::isEmpty).orElse(false));
+                () -> flink.pods()
+                        .withLabels(Map.of("app", NAME))
+                        .map(List::isEmpty)
+                        .orElse(false));
     }
 
     private static String since(long from) {

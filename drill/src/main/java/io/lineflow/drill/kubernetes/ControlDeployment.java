@@ -4,6 +4,8 @@ import io.lineflow.drill.core.Await;
 import io.lineflow.drill.core.ScenarioResult;
 import io.lineflow.drill.core.TableCheck;
 
+import org.apache.flink.api.common.JobStatus;
+
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -63,7 +65,8 @@ record ControlDeployment(
                 Duration.ofMinutes(3),
                 Duration.ofSeconds(2),
                 "the old JobManager and TaskManager pods gone",
-                () -> flink.pods(Map.of("app", FlinkCluster.NAME))
+                () -> flink.pods()
+                        .withLabels(Map.of("app", FlinkCluster.NAME))
                         .map(List::isEmpty)
                         .orElse(false));
         long applied = System.currentTimeMillis();
@@ -75,14 +78,15 @@ record ControlDeployment(
                 Duration.ofMinutes(10),
                 Duration.ofSeconds(2),
                 "the control's job RUNNING",
-                () -> "RUNNING".equals(flink.jobState()));
+                () -> flink.deployment().jobState().orElse(null) == JobStatus.RUNNING);
         // Reading from the latest offset: input sent before a reader has sought to the end of its
         // partition would be skipped, and the control would be caught for the wrong reason.
         Await.orFail(
                 Duration.ofMinutes(2),
                 Duration.ofSeconds(2),
                 "every partition of " + topic + " given to a source reader of the control's job",
-                () -> flink.readerPartitions(topic)
+                () -> flink.rest()
+                        .readerPartitions(topic)
                         .map(p -> p.size() == partitions)
                         .orElse(false));
     }
@@ -99,7 +103,7 @@ record ControlDeployment(
                 Duration.ofMinutes(1),
                 Duration.ofMillis(500),
                 "a window row written since the latest completed checkpoint",
-                () -> since.observe(flink.completedCheckpoints().orElse(-1L), rowCount()));
+                () -> since.observe(flink.rest().completedCheckpoints().orElse(-1L), rowCount()));
         log.accept("  a window row written since checkpoint " + since.checkpoint() + ": striking now");
     }
 

@@ -9,6 +9,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
  * kubectl against the cluster of {@code KUBECONFIG}, in one namespace: for what a person does by
@@ -52,6 +55,12 @@ final class Kubectl {
                 .findFirst()
                 .orElse(Duration.ZERO);
         return Duration.ofSeconds(90).plus(wait);
+    }
+
+    /** {@code labels} as a label selector for kubectl's {@code -l}. */
+    static String selector(Map<String, String> labels) {
+        return new TreeMap<>(labels)
+                .entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
     }
 
     /** What {@code kubectl apply} changed, on one line. */

@@ -1,35 +1,30 @@
 package io.lineflow.drill.kubernetes;
 
-import static io.lineflow.drill.kubernetes.FlinkCluster.JM;
-import static io.lineflow.drill.kubernetes.FlinkCluster.OPERATOR;
-import static io.lineflow.drill.kubernetes.FlinkCluster.selector;
+import static io.lineflow.drill.kubernetes.ClusterPods.JM;
+import static io.lineflow.drill.kubernetes.Kubectl.selector;
+import static io.lineflow.drill.kubernetes.OperatorPods.OPERATOR;
 
 import io.lineflow.drill.core.Await;
 import io.lineflow.drill.core.Backend;
 import io.lineflow.drill.core.DrillReport;
 import io.lineflow.drill.core.Fault;
-import io.lineflow.drill.core.Pause;
 import io.lineflow.drill.core.Services;
 import io.lineflow.drill.core.TableCheck;
 import io.lineflow.testing.Commands;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
-import org.apache.flink.kubernetes.operator.api.spec.FlinkDeploymentSpec;
-import org.apache.flink.kubernetes.operator.api.spec.JobState;
+import org.apache.flink.api.common.JobStatus;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
-import java.util.function.Predicate;
 
 /**
  * The Kubernetes drill's backend: the job the operator runs, faults struck through the cluster
  * (pods deleted, a container's process killed, the operator's pod deleted, specs patched or
  * applied with kustomize, the node restarted) and through the host's services (PostgreSQL,
- * Kafka, the S3 server).
+ * Kafka, the S3 server). The faults that roll out a new spec go through {@link ReleaseFlows}.
  */
 final class KubernetesBackend implements Backend {
     /**
@@ -45,26 +40,6 @@ final class KubernetesBackend implements Backend {
         static final Holds DRILL = new Holds(Duration.ofSeconds(15), Duration.ofSeconds(75), Duration.ofSeconds(10));
     }
 
-    /** A new release the drill upgrades to with kustomize: a new image, parallelism and upgrade mode. */
-    record Release(String name, String image, int parallelism, String upgradeMode) {
-        static final Release LAST_STATE =
-                new Release("last-state-upgrade", "lineflow-job:e2e-upgrade-1", 3, "last-state");
-        static final Release SAVEPOINT = new Release("savepoint-upgrade", "lineflow-job:e2e-upgrade-2", 2, "savepoint");
-        /**
-         * This build on Flink 2.2 (scripts/e2e-images.sh), at the e2e overlay's parallelism; the
-         * operator upgrades a change of {@code flinkVersion} through a savepoint whatever the mode.
-         */
-        static final Release MAJOR = new Release("major-upgrade", "lineflow-job:e2e-flink-2.2", 2, "savepoint");
-        /** The e2e overlay's own release, on Flink 1.20: what the major rollback returns to. */
-        static final Release E2E = new Release("major-rollback", "lineflow-job:e2e", 2, "last-state");
-    }
-
-    /** The next Flink line's {@code flinkVersion}. */
-    static final String NEXT_FLINK_VERSION = "v2_2";
-
-    /** The shipped kustomize component that puts a deployment on the next line (kustomize/components). */
-    static final String NEXT_LINE_COMPONENT = "flink-2.2";
-
     private static final Duration POLL = Duration.ofSeconds(2);
 
     private final FlinkCluster flink;
@@ -72,16 +47,12 @@ final class KubernetesBackend implements Backend {
     private final Kubectl operator;
     private final Services services;
     private final TableCheck.Database db;
-    private final Overlays overlays;
+    private final ReleaseFlows releases;
     private final String clusterScript;
     private final String containerdSocket;
     private final Holds holds;
     /** The command that upgrades the operator (operator-upgrade); empty when the run gives none. */
     private final List<String> operatorUpgrade;
-    /** The savepoint the operator took for the major upgrade: the major rollback restores it. */
-    private String beforeMajorUpgrade;
-    /** How many major rollbacks redeployed from a savepoint: the next one's nonce. */
-    private long redeploys;
 
     private final Consumer<String> log;
 
@@ -102,7 +73,7 @@ final class KubernetesBackend implements Backend {
         this.operator = operator;
         this.services = services;
         this.db = db;
-        this.overlays = overlays;
+        this.releases = new ReleaseFlows(flink, k8s, overlays, holds.suspension(), log);
         this.clusterScript = clusterScript;
         this.containerdSocket = containerdSocket;
         this.holds = holds;
@@ -116,8 +87,8 @@ final class KubernetesBackend implements Backend {
      */
     @Override
     public RunState job() {
-        return "RUNNING".equals(flink.jobState())
-                ? new RunState(true, flink.runningSince().orElse(null))
+        return flink.deployment().jobState().orElse(null) == JobStatus.RUNNING
+                ? new RunState(true, flink.rest().runningSince().orElse(null))
                 : RunState.DOWN;
     }
 
@@ -145,7 +116,7 @@ final class KubernetesBackend implements Backend {
             }
             case JM_LEADER_KILL -> {
                 Pod leader = leader();
-                String container = FlinkCluster.flinkContainerId(leader);
+                String container = ClusterPods.flinkContainerId(leader);
                 Commands.run(
                         Path.of("."),
                         Duration.ofSeconds(30),
@@ -181,7 +152,7 @@ final class KubernetesBackend implements Backend {
             }
             case TM_POD_KILL -> {
                 // One that runs tasks: killing the spare would show nothing.
-                String pod = flink.busyTaskManagers().stream()
+                String pod = flink.rest().busyTaskManagers().stream()
                         .findFirst()
                         .orElseThrow(() -> new IllegalStateException(
                                 "no TaskManager runs tasks, as the leading JobManager's REST API lists them"));
@@ -210,11 +181,11 @@ final class KubernetesBackend implements Backend {
                 services.s3Outage(holds.s3Outage(), log);
                 yield null;
             }
-            case SUSPEND_RESUME -> suspendAndResume();
-            case MAJOR_UPGRADE -> majorUpgrade();
-            case MAJOR_ROLLBACK -> majorRollback();
-            case LAST_STATE_UPGRADE -> upgrade(Release.LAST_STATE);
-            case SAVEPOINT_UPGRADE -> upgrade(Release.SAVEPOINT);
+            case SUSPEND_RESUME -> releases.suspendAndResume();
+            case MAJOR_UPGRADE -> releases.majorUpgrade();
+            case MAJOR_ROLLBACK -> releases.majorRollback();
+            case LAST_STATE_UPGRADE -> releases.upgrade(ReleaseFlows.Release.LAST_STATE);
+            case SAVEPOINT_UPGRADE -> releases.upgrade(ReleaseFlows.Release.SAVEPOINT);
             case NODE_RESTART -> {
                 log.accept("  "
                         + Commands.run(Path.of("."), Duration.ofMinutes(10), List.of(clusterScript, "restart-node"))
@@ -259,14 +230,15 @@ final class KubernetesBackend implements Backend {
 
     /** The leading JobManager's pod; fails when Kubernetes HA names none that runs. */
     private Pod leader() {
-        return flink.leader()
+        return flink.pods()
+                .leader()
                 .orElseThrow(() -> new IllegalStateException("no JobManager pod is the leader in ConfigMap "
-                        + FlinkCluster.HA_CONFIG_MAP + " (leader election under way, or HA off?)"));
+                        + ClusterPods.HA_CONFIG_MAP + " (leader election under way, or HA off?)"));
     }
 
     /** A JobManager pod that is not {@code leader}; fails when there is none (one JobManager only?). */
     private Pod standby(Pod leader) {
-        return flink.jobManagers().stream()
+        return flink.pods().jobManagers().stream()
                 .filter(p ->
                         !p.getMetadata().getUid().equals(leader.getMetadata().getUid()))
                 .findFirst()
@@ -278,7 +250,7 @@ final class KubernetesBackend implements Backend {
         log.accept("  "
                 + operator.run("delete", "pod", "-l", selector(OPERATOR), "--wait=false")
                         .trim());
-        Await.orFail(Duration.ofMinutes(3), POLL, "the operator's new pod Ready", flink::operatorReady);
+        Await.orFail(Duration.ofMinutes(3), POLL, "the operator's new pod Ready", flink.operator()::ready);
     }
 
     private void upgradeOperator() {
@@ -286,7 +258,7 @@ final class KubernetesBackend implements Backend {
             throw new IllegalStateException(
                     "operator-upgrade: this run has no upgrade command (KubernetesE2e verify --operator-upgrade)");
         }
-        String before = flink.operatorImages();
+        String before = flink.operator().images();
         log.accept("  the operator runs " + before + "; upgrading: " + String.join(" ", operatorUpgrade));
         long began = System.currentTimeMillis();
         Commands.run(Path.of("."), Duration.ofMinutes(10), operatorUpgrade);
@@ -294,122 +266,8 @@ final class KubernetesBackend implements Backend {
                 Duration.ofMinutes(3),
                 POLL,
                 "the upgraded operator's pod Ready and the old one gone",
-                () -> flink.operatorReady() && !flink.operatorImages().contains(before));
-        log.accept("  the operator runs " + flink.operatorImages() + ", "
+                () -> flink.operator().ready() && !flink.operator().images().contains(before));
+        log.accept("  the operator runs " + flink.operator().images() + ", "
                 + DrillReport.seconds(System.currentTimeMillis() - began) + " after the upgrade began");
-    }
-
-    private long suspendAndResume() {
-        long began = System.currentTimeMillis();
-        flink.setJobState(JobState.SUSPENDED);
-        Await.orFail(
-                Duration.ofMinutes(3),
-                POLL,
-                "lifecycle SUSPENDED",
-                () -> flink.lifecycle().orElse(null) == ResourceLifecycleState.SUSPENDED);
-        log.accept("  suspended " + DrillReport.seconds(System.currentTimeMillis() - began)
-                + " after the patch; resuming in " + holds.suspension().toSeconds() + " s");
-        Pause.sleep(holds.suspension().toMillis());
-        long resumed = System.currentTimeMillis();
-        flink.setJobState(JobState.RUNNING);
-        long running = deployed(
-                "job.state running",
-                spec -> spec.getJob() != null && spec.getJob().getState() == JobState.RUNNING);
-        log.accept("  deployed and RUNNING " + DrillReport.seconds(running - resumed) + " after the resume patch");
-        return running;
-    }
-
-    /**
-     * The same overlay a user applies, with the image and parallelism of a new release; applied
-     * with {@code kubectl apply -k}, as a GitOps sync would, and the operator upgrades.
-     */
-    private long upgrade(Release release) throws IOException {
-        Path dir = overlays.write(
-                release.name(),
-                List.of(
-                        Overlays.Patch.replace(release.image(), "spec", "image"),
-                        Overlays.Patch.replace(release.parallelism(), "spec", "job", "parallelism"),
-                        Overlays.Patch.replace(release.upgradeMode(), "spec", "job", "upgradeMode")));
-        log.accept("  " + Kubectl.changed(k8s.run("apply", "-k", dir.toString())));
-        return deployed("image " + release.image(), spec -> release.image().equals(spec.getImage()));
-    }
-
-    /**
-     * The major upgrade as a team applies it: the e2e overlay with the shipped component
-     * {@value #NEXT_LINE_COMPONENT} ({@code flinkVersion: v2_2}, that line's S3 plugin) and the job
-     * image built for Flink 2.2, applied with kustomize; the operator stops the 1.20 job with a
-     * savepoint and starts 2.2 from it. Keeps that savepoint for {@link #majorRollback}.
-     */
-    private long majorUpgrade() throws IOException {
-        Release release = Release.MAJOR;
-        if (flink.images(JM).contains(release.image())) {
-            throw new IllegalStateException("the JobManager already runs " + release.image());
-        }
-        Path dir = overlays.write(
-                release.name(),
-                List.of(NEXT_LINE_COMPONENT),
-                List.of(
-                        Overlays.Patch.replace(release.image(), "spec", "image"),
-                        Overlays.Patch.replace(release.parallelism(), "spec", "job", "parallelism"),
-                        Overlays.Patch.replace(release.upgradeMode(), "spec", "job", "upgradeMode")));
-        log.accept("  " + Kubectl.changed(k8s.run("apply", "-k", dir.toString())));
-        long deployed = deployed(
-                "image " + release.image() + " on flinkVersion " + NEXT_FLINK_VERSION,
-                spec -> release.image().equals(spec.getImage()));
-        beforeMajorUpgrade = flink.upgradeSavepoint();
-        if (beforeMajorUpgrade.isEmpty()) {
-            throw new IllegalStateException("the operator recorded no savepoint for the major upgrade");
-        }
-        log.accept("  Flink 2.2 runs, restored from " + beforeMajorUpgrade + " (kept for the rollback)");
-        return deployed;
-    }
-
-    /**
-     * Back to the e2e overlay's Flink 1.20 release, redeployed from the savepoint kept before the
-     * major upgrade ({@code initialSavepointPath} and a new {@code savepointRedeployNonce}: the
-     * operator does not roll back across a Flink version by itself), once Flink 2.2 has completed
-     * a checkpoint of its own. Makes the major upgrade first if this run has not.
-     */
-    private long majorRollback() throws IOException {
-        if (beforeMajorUpgrade == null) {
-            majorUpgrade();
-        }
-        long completed = flink.completedCheckpoints().orElse(0L);
-        Await.orFail(
-                Duration.ofMinutes(3),
-                POLL,
-                "a checkpoint completed by Flink 2.2's job",
-                () -> flink.completedCheckpoints().orElse(0L) > completed);
-        Release release = Release.E2E;
-        Path dir = overlays.write(
-                release.name(),
-                List.of(
-                        Overlays.Patch.add(beforeMajorUpgrade, "spec", "job", "initialSavepointPath"),
-                        Overlays.Patch.add(++redeploys, "spec", "job", "savepointRedeployNonce")));
-        log.accept("  " + Kubectl.changed(k8s.run("apply", "-k", dir.toString())));
-        long deployed = deployed(
-                "image " + release.image() + " redeployed from " + beforeMajorUpgrade,
-                spec -> release.image().equals(spec.getImage())
-                        && spec.getJob() != null
-                        && beforeMajorUpgrade.equals(spec.getJob().getInitialSavepointPath()));
-        log.accept("  Flink 1.20 runs again, redeployed from the savepoint kept before the upgrade");
-        return deployed;
-    }
-
-    /**
-     * Waits until the operator has reconciled a spec that is {@code what} (it may take a minute to
-     * start: it finishes what it is doing first), has deployed it and the job runs; returns that
-     * moment.
-     */
-    private long deployed(String what, Predicate<FlinkDeploymentSpec> spec) {
-        Await.orFail(
-                Duration.ofMinutes(10),
-                POLL,
-                "the operator to deploy the spec with " + what,
-                () -> flink.reconciledSpec().filter(spec).isPresent()
-                        && List.of(ResourceLifecycleState.DEPLOYED, ResourceLifecycleState.STABLE)
-                                .contains(flink.lifecycle().orElse(null))
-                        && "RUNNING".equals(flink.jobState()));
-        return System.currentTimeMillis();
     }
 }

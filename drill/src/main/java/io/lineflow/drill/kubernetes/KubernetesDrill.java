@@ -96,7 +96,7 @@ public final class KubernetesDrill {
         this.flink = FlinkCluster.ofKubeconfig(settings.namespace(), settings.operatorNamespace());
         this.k8s = new Kubectl(settings.kubectl(), settings.namespace());
         Overlays overlays = new Overlays(settings.work(), settings.overlay());
-        ReconcilerMetrics reconciler = new ReconcilerMetrics(flink);
+        ReconcilerMetrics reconciler = new ReconcilerMetrics(flink.pods());
         this.cluster = new AfterFault.Cluster(flink, reconciler, LOG);
         this.health = ReconcilerHealth.of(flink, LOG);
         this.audit = new AuditChecks(reconciler, Duration.ofMinutes(2), LOG);
@@ -137,7 +137,8 @@ public final class KubernetesDrill {
      */
     public List<ScenarioResult> run(String list) throws Exception {
         List<ScenarioResult> results = new ArrayList<>();
-        String flinkVersion = flink.flinkVersion()
+        String flinkVersion = flink.deployment()
+                .flinkVersion()
                 .orElseThrow(() -> new IllegalStateException(
                         "cannot read FlinkDeployment " + FlinkCluster.NAME + "'s spec.flinkVersion"));
         List<KubernetesScenario> scenarios = KubernetesScenario.parse(list, flinkVersion);
@@ -273,7 +274,7 @@ public final class KubernetesDrill {
         @Override
         public void before(long injectedAt) {
             before = AfterFault.Before.of(cluster, injectedAt);
-            leader = LeaderWatch.start(flink, before.leader(), injectedAt, PACE.limit());
+            leader = LeaderWatch.start(flink.pods(), before.leader(), injectedAt, PACE.limit());
         }
 
         @Override

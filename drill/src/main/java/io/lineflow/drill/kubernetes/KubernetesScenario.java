@@ -161,13 +161,13 @@ record KubernetesScenario(String id, Fault fault, Control control, Incident inci
 
     /**
      * Why this scenario cannot run on a deployment on {@code flinkVersion}; empty when it can. On
-     * the newest line lineflow builds ({@value KubernetesBackend#NEXT_FLINK_VERSION}) there is no
+     * the newest line lineflow builds ({@value ReleaseFlows#NEXT_FLINK_VERSION}) there is no
      * line to upgrade to, and the operator release an operator upgrade starts from (chart.env's
      * OPERATOR_UPGRADE_FROM, which e2e.sh installs first) knows Flink versions only up to {@code
      * v1_20}.
      */
     Optional<String> cannotRunOn(String flinkVersion) {
-        if (fault == null || !KubernetesBackend.NEXT_FLINK_VERSION.equals(flinkVersion)) {
+        if (fault == null || !ReleaseFlows.NEXT_FLINK_VERSION.equals(flinkVersion)) {
             return Optional.empty();
         }
         if (fault.changesFlinkLine()) {

@@ -7,19 +7,19 @@ import java.time.Duration;
 /**
  * Watches, from a fault on, for the JobManagers' leader election lock to name a holder other than
  * the one before it: a new leader, also the same pod's restarted JobManager. Read from Flink's own
- * HA record ({@link FlinkCluster#leaderHolder}), every half second, until {@link #stop} or the
+ * HA record ({@link ClusterPods#leaderHolder}), every half second, until {@link #stop} or the
  * deadline.
  */
 final class LeaderWatch {
     private final Thread thread;
     private volatile Long leaderMillis;
 
-    private LeaderWatch(FlinkCluster flink, String before, long injectedAt, Duration deadline) {
+    private LeaderWatch(ClusterPods pods, String before, long injectedAt, Duration deadline) {
         long until = injectedAt + deadline.toMillis();
         thread = new Thread(
                 () -> {
                     while (!Thread.currentThread().isInterrupted() && System.currentTimeMillis() < until) {
-                        String holder = flink.leaderHolder();
+                        String holder = pods.leaderHolder();
                         if (!holder.isEmpty() && !holder.equals(before)) {
                             leaderMillis = System.currentTimeMillis() - injectedAt;
                             return;
@@ -32,8 +32,8 @@ final class LeaderWatch {
     }
 
     /** A watch from {@code injectedAt} (epoch ms) for a holder other than {@code before}. */
-    static LeaderWatch start(FlinkCluster flink, String before, long injectedAt, Duration deadline) {
-        LeaderWatch w = new LeaderWatch(flink, before, injectedAt, deadline);
+    static LeaderWatch start(ClusterPods pods, String before, long injectedAt, Duration deadline) {
+        LeaderWatch w = new LeaderWatch(pods, before, injectedAt, deadline);
         w.thread.start();
         return w;
     }

@@ -12,13 +12,13 @@ import java.util.function.Consumer;
 
 /**
  * What the in-cluster reconciler must say of lineflow's deployment, read from the summary it
- * writes ({@link FlinkCluster#health}) and the Events it records.
+ * writes ({@link ReconcilerOutputs#health}) and the Events it records.
  *
  * @param healthy from the table's settling until the reconciler says HEALTHY again after a healthy
  *     scenario
  * @param reported until a pitfall applied is reported
  */
-record ReconcilerHealth(FlinkCluster flink, Duration healthy, Duration reported, Consumer<String> log) {
+record ReconcilerHealth(ReconcilerOutputs reconciler, Duration healthy, Duration reported, Consumer<String> log) {
     /**
      * The waits of the deployment as deployed, read from the cluster: the reconciler's settings
      * from its Deployment, the checkpoint timeout from the FlinkDeployment.
@@ -32,15 +32,16 @@ record ReconcilerHealth(FlinkCluster flink, Duration healthy, Duration reported,
      * reported within three passes: the one that sees it, and the API's round trips.
      */
     static ReconcilerHealth of(FlinkCluster flink, Consumer<String> log) {
-        Configuration reconciler = flink.reconcilerSettings();
-        Duration pass = reconciler.get(ReconcilerOptions.INTERVAL);
-        Duration healthy = flink.checkpointTimeout()
-                .plus(reconciler.get(ReconcilerOptions.CHECKPOINT_FAILURE_WINDOW))
+        Configuration settings = flink.reconciler().settings();
+        Duration pass = settings.get(ReconcilerOptions.INTERVAL);
+        Duration healthy = flink.deployment()
+                .checkpointTimeout()
+                .plus(settings.get(ReconcilerOptions.CHECKPOINT_FAILURE_WINDOW))
                 .plus(pass.multipliedBy(2));
         Duration reported = pass.multipliedBy(3);
         log.accept("the reconciler must say HEALTHY within " + healthy.toSeconds()
                 + " s of a healthy scenario's table and report a pitfall within " + reported.toSeconds() + " s");
-        return new ReconcilerHealth(flink, healthy, reported, log);
+        return new ReconcilerHealth(flink.reconciler(), healthy, reported, log);
     }
 
     /** After a healthy scenario: HEALTHY again. */
@@ -48,7 +49,7 @@ record ReconcilerHealth(FlinkCluster flink, Duration healthy, Duration reported,
         String[] status = {""};
         long from = System.currentTimeMillis();
         boolean ok = Await.until(healthy, Await.pollWithin(healthy, Duration.ofSeconds(3)), () -> {
-            status[0] = flink.healthStatus();
+            status[0] = reconciler.healthStatus();
             return status[0].equals("HEALTHY");
         });
         if (ok) {
@@ -70,8 +71,9 @@ record ReconcilerHealth(FlinkCluster flink, Duration healthy, Duration reported,
         boolean inTime = Await.until(
                 left,
                 Await.pollWithin(reported, Duration.ofSeconds(1)),
-                () -> flink.eventReported(code)
-                        && flink.health()
+                () -> reconciler.eventReported(code)
+                        && reconciler
+                                .health()
                                 .map(c -> String.valueOf(c.getData()))
                                 .orElse("")
                                 .contains(code));

@@ -92,21 +92,21 @@ final class ReconcilerMetrics {
         }
     }
 
-    private final FlinkCluster flink;
+    private final ClusterPods pods;
     private final Function<String, URI> scrapeAt;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    ReconcilerMetrics(FlinkCluster flink) {
-        this(flink, ip -> URI.create("http://" + ip + ":" + METRICS_PORT));
+    ReconcilerMetrics(ClusterPods pods) {
+        this(pods, ip -> URI.create("http://" + ip + ":" + METRICS_PORT));
     }
 
     /**
      * With {@code scrapeAt} giving the base address of the reconciler at a pod IP: tests answer on
      * loopback what the pod would on its IP.
      */
-    ReconcilerMetrics(FlinkCluster flink, Function<String, URI> scrapeAt) {
-        this.flink = flink;
+    ReconcilerMetrics(ClusterPods pods, Function<String, URI> scrapeAt) {
+        this.pods = pods;
         this.scrapeAt = scrapeAt;
     }
 
@@ -200,7 +200,7 @@ final class ReconcilerMetrics {
 
     /** The reconciler's exposition, from its running pod's address; empty when it does not answer. */
     private Optional<String> scrape() {
-        Optional<String> ip = flink.pods(RECONCILER).orElse(List.of()).stream()
+        Optional<String> ip = pods.withLabels(RECONCILER).orElse(List.of()).stream()
                 .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
                 .map(Pod::getStatus)
                 .filter(s -> s != null && s.getPodIP() != null)

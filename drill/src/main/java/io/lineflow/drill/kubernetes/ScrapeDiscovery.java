@@ -74,7 +74,7 @@ public final class ScrapeDiscovery {
     public static ScrapeDiscovery ofKubeconfig(Path dir, URI prometheus, Consumer<String> log) {
         return new ScrapeDiscovery(
                 new KubernetesClientBuilder()
-                        .withConfig(FlinkCluster.asKubectl(Config.autoConfigure(null)))
+                        .withConfig(ApiServer.asKubectl(Config.autoConfigure(null)))
                         .build(),
                 dir,
                 prometheus,

@@ -55,7 +55,9 @@ class AfterFaultTest {
         pod.getStatus().setPodIP(RECONCILER_IP);
         client.resource(pod).createOr(p -> p.update());
         return new AfterFault.Cluster(
-                flink, new ReconcilerMetrics(flink, ip -> ip.equals(RECONCILER_IP) ? reconciler : NOBODY), log::add);
+                flink,
+                new ReconcilerMetrics(flink.pods(), ip -> ip.equals(RECONCILER_IP) ? reconciler : NOBODY),
+                log::add);
     }
 
     private AfterFault.Before before(AfterFault.Cluster c) {
@@ -131,7 +133,7 @@ class AfterFaultTest {
     @Test
     void anUpgradeMustRunTheReleasesImageAtItsParallelismAndASavepointUpgradeRecordItsSavepoint() {
         AfterFault.Cluster c = cluster(NOBODY);
-        KubernetesBackend.Release release = KubernetesBackend.Release.SAVEPOINT;
+        ReleaseFlows.Release release = ReleaseFlows.Release.SAVEPOINT;
         new AfterFault.Deployed(release, false).check(c, before(c), result);
         assertThat(result.problems)
                 .containsExactly("UPGRADE expected image lineflow-job:e2e-upgrade-2 at parallelism 2, the JobManager"
@@ -156,7 +158,8 @@ class AfterFaultTest {
                 Duration.ofSeconds(10),
                 Duration.ofMillis(20),
                 "the fake operator deploying the new image",
-                () -> flink.reconciledSpec()
+                () -> flink.deployment()
+                        .reconciledSpec()
                         .map(s -> s.getImage().equals(release.image()))
                         .orElse(false));
         new AfterFault.Deployed(release, false).check(c, before(c), result);

@@ -67,9 +67,9 @@ final class FakeOperator implements AutoCloseable {
         fd.setStatus(status);
         markDeployed(fd);
         client.resource(fd).create();
-        client.resource(pod(namespace, "lineflow-jobmanager-1", FlinkCluster.JM, "lineflow-job:e2e", true))
+        client.resource(pod(namespace, "lineflow-jobmanager-1", ClusterPods.JM, "lineflow-job:e2e", true))
                 .create();
-        client.resource(pod(namespace, "lineflow-taskmanager-1-1", FlinkCluster.TM, "lineflow-job:e2e", true))
+        client.resource(pod(namespace, "lineflow-taskmanager-1-1", ClusterPods.TM, "lineflow-job:e2e", true))
                 .create();
         FakeOperator operator = new FakeOperator(client, namespace);
         operator.loop.scheduleWithFixedDelay(operator::reconcile, 20, 20, TimeUnit.MILLISECONDS);
@@ -105,7 +105,7 @@ final class FakeOperator implements AutoCloseable {
             p.getStatus().setPodIP(JM_1_IP);
             return p;
         });
-        Pod second = pod(namespace, "lineflow-jobmanager-2", FlinkCluster.JM, "lineflow-job:e2e", true);
+        Pod second = pod(namespace, "lineflow-jobmanager-2", ClusterPods.JM, "lineflow-job:e2e", true);
         second.getStatus().setPodIP(JM_2_IP);
         client.resource(second).create();
     }
@@ -124,7 +124,7 @@ final class FakeOperator implements AutoCloseable {
     void haLeader(String holder, String restServerIp, String dispatcherIp) {
         client.resource(new ConfigMapBuilder()
                         .withNewMetadata()
-                        .withName(FlinkCluster.HA_CONFIG_MAP)
+                        .withName(ClusterPods.HA_CONFIG_MAP)
                         .withNamespace(namespace)
                         .addToAnnotations(
                                 "control-plane.alpha.kubernetes.io/leader",

@@ -73,7 +73,7 @@ class KubernetesBackendTest {
                 // The operator's Deployment replaces its pod with a new one, Ready.
                 client.pods().inNamespace(OPERATOR_NS).delete();
                 client.resource(FakeOperator.pod(
-                                OPERATOR_NS, "operator-2", FlinkCluster.OPERATOR, "operator:1.10.0", true))
+                                OPERATOR_NS, "operator-2", OperatorPods.OPERATOR, "operator:1.10.0", true))
                         .create();
             }
             return "done\n";
@@ -163,7 +163,7 @@ class KubernetesBackendTest {
     void deployed() throws IOException {
         jobManagerRest = new TestingHttpServer();
         operator = FakeOperator.deploy(client, NS);
-        client.resource(FakeOperator.pod(OPERATOR_NS, "operator-1", FlinkCluster.OPERATOR, "operator:1.10.0", true))
+        client.resource(FakeOperator.pod(OPERATOR_NS, "operator-1", OperatorPods.OPERATOR, "operator:1.10.0", true))
                 .create();
         backend = new KubernetesBackend(
                 new FlinkCluster(client, NS, OPERATOR_NS, ip -> jobManagerRest.uri()),
@@ -198,7 +198,8 @@ class KubernetesBackendTest {
     @Test
     void jmLeaderDeleteDeletesThePodKubernetesHaNamesTheLeader() throws Exception {
         operator.secondJobManagerLeading();
-        assertThat(new FlinkCluster(client, NS, OPERATOR_NS).leaderHolder()).isEqualTo("6c1b");
+        assertThat(new ClusterPods(client, NS, FlinkCluster.NAME).leaderHolder())
+                .isEqualTo("6c1b");
         assertThat(backend.strike(Fault.JM_LEADER_DELETE)).isNull();
         assertThat(kubectl.commands).containsExactly("lineflow: delete pod lineflow-jobmanager-2 --wait=false");
     }
@@ -234,8 +235,8 @@ class KubernetesBackendTest {
         operator.secondJobManagerLeading();
         jobManagerRest.on(
                 "/taskmanagers",
-                "{\"taskmanagers\":[" + FlinkClusterTest.taskManager("lineflow-taskmanager-1-3", 2) + ","
-                        + FlinkClusterTest.taskManager("lineflow-taskmanager-1-4", 0) + "]}");
+                "{\"taskmanagers\":[" + LeaderRestTest.taskManager("lineflow-taskmanager-1-3", 2) + ","
+                        + LeaderRestTest.taskManager("lineflow-taskmanager-1-4", 0) + "]}");
         assertThat(backend.strike(Fault.TM_POD_KILL)).isNull();
         assertThat(kubectl.commands)
                 .containsExactly("lineflow: delete pod lineflow-taskmanager-1-4 --grace-period=0 --force --wait=false");
@@ -244,7 +245,7 @@ class KubernetesBackendTest {
     @Test
     void tmPodKillRefusesWhenNoTaskManagerRunsTasks() {
         operator.secondJobManagerLeading();
-        jobManagerRest.on("/taskmanagers", FlinkClusterTest.taskManagers("lineflow-taskmanager-1-3", 2));
+        jobManagerRest.on("/taskmanagers", LeaderRestTest.taskManagers("lineflow-taskmanager-1-3", 2));
         assertThatThrownBy(() -> backend.strike(Fault.TM_POD_KILL)).hasMessageContaining("no TaskManager runs tasks");
         assertThat(kubectl.commands).isEmpty();
     }

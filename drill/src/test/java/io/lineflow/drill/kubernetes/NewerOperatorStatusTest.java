@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.kubernetes.operator.api.lifecycle.ResourceLifecycleState;
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +20,8 @@ import java.nio.charset.StandardCharsets;
  * The drill reads the operator's status with the operator API 1.10.0 classes and fabric8's
  * default serialization; operator 1.15 writes more (our minimal fixture,
  * {@code operator-1.15/flinkdeployment-status-minimal.json}). The upgrade scenarios wait on
- * {@link FlinkCluster#reconciledSpec()} and {@link FlinkCluster#lifecycle()}: both must read it.
+ * {@link DeploymentResource#reconciledSpec()} and {@link DeploymentResource#lifecycle()}: both must
+ * read it.
  */
 @EnableKubernetesMockClient(crud = true)
 class NewerOperatorStatusTest {
@@ -28,25 +30,19 @@ class NewerOperatorStatusTest {
     @Test
     void readsTheStatusAsOperator115WritesIt() throws IOException {
         store("STABLE");
-        FlinkCluster flink = new FlinkCluster(client, "lineflow", "operator");
-
-        assertThat(flink.jobState()).isEqualTo("RUNNING");
-        assertThat(flink.jobId()).isEqualTo("job-1");
-        assertThat(flink.lifecycle()).contains(ResourceLifecycleState.STABLE);
         // lastReconciledSpec as 1.15 serialises it, with job.autoscalerResetNonce.
-        assertThat(flink.reconciledSpec())
-                .hasValueSatisfying(s -> assertThat(s.getImage()).isEqualTo("lineflow-job:e2e"));
+        DeploymentResourceTest.assertRunsAsDeployed(new DeploymentResource(client, "lineflow", FlinkCluster.NAME));
     }
 
     @Test
     void aLifecycleStateThe110ApiLacksReadsAsUnknownNotAsAnError() throws IOException {
         // 1.15 writes DELETING while it tears the deployment down (the undeploy step).
         store("DELETING");
-        FlinkCluster flink = new FlinkCluster(client, "lineflow", "operator");
+        DeploymentResource deployment = new DeploymentResource(client, "lineflow", FlinkCluster.NAME);
 
-        assertThat(flink.lifecycle()).isEmpty();
-        assertThat(flink.jobState()).isEqualTo("UNKNOWN");
-        assertThat(flink.flinkVersion()).contains("v1_20");
+        assertThat(deployment.lifecycle()).isEmpty();
+        assertThat(deployment.jobState()).isEmpty();
+        assertThat(deployment.flinkVersion()).contains("v1_20");
     }
 
     /**
@@ -57,28 +53,29 @@ class NewerOperatorStatusTest {
     @Test
     void aDeploymentOnFlink22IsReadThroughTheReconcilersClient() throws IOException {
         store("STABLE", "v2_2");
-        FlinkCluster flink = new FlinkCluster(OperatorClient.create(client.getConfiguration()), "lineflow", "operator");
+        DeploymentResource deployment =
+                new DeploymentResource(OperatorClient.create(client.getConfiguration()), "lineflow", FlinkCluster.NAME);
 
-        assertThat(flink.lifecycle()).contains(ResourceLifecycleState.STABLE);
-        assertThat(flink.jobState()).isEqualTo("RUNNING");
-        assertThat(flink.reconciledSpec()).hasValueSatisfying(s -> {
+        assertThat(deployment.lifecycle()).contains(ResourceLifecycleState.STABLE);
+        assertThat(deployment.jobState()).contains(JobStatus.RUNNING);
+        assertThat(deployment.reconciledSpec()).hasValueSatisfying(s -> {
             assertThat(s.getImage()).isEqualTo("lineflow-job:e2e");
             assertThat(s.getFlinkVersion()).isNull();
             assertThat(s.getJob().getParallelism()).isEqualTo(2);
         });
-        assertThat(flink.flinkVersion()).contains("v2_2");
+        assertThat(deployment.flinkVersion()).contains("v2_2");
     }
 
     /** The negative control: with fabric8's default serialization that deployment cannot be read at all. */
     @Test
     void withoutTheReconcilersClientAFlink22DeploymentCannotBeRead() throws IOException {
         store("STABLE", "v2_2");
-        FlinkCluster flink = new FlinkCluster(client, "lineflow", "operator");
+        DeploymentResource deployment = new DeploymentResource(client, "lineflow", FlinkCluster.NAME);
 
         // The whole object fails to read: the job's state is unknown, and an upgrade's wait for
         // RUNNING would never end.
-        assertThat(flink.jobState()).isEqualTo("UNKNOWN");
-        assertThat(flink.status()).isEmpty();
+        assertThat(deployment.jobState()).isEmpty();
+        assertThat(deployment.status()).isEmpty();
     }
 
     private void store(String lifecycle) throws IOException {

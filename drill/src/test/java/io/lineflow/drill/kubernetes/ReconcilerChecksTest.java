@@ -50,7 +50,7 @@ class ReconcilerChecksTest {
         client.resource(pod).create();
         reconciler = new TestingHttpServer();
         reconciler.on("/metrics", "lineflow_reconciler_passes_total 3\n");
-        audit = new AuditChecks(new ReconcilerMetrics(flink, ip -> reconciler.uri()), SHORT, log::add);
+        audit = new AuditChecks(new ReconcilerMetrics(flink.pods(), ip -> reconciler.uri()), SHORT, log::add);
     }
 
     @AfterEach
@@ -142,9 +142,9 @@ class ReconcilerChecksTest {
     private void summary(String status, String findings) {
         client.resource(new ConfigMapBuilder()
                         .withNewMetadata()
-                        .withName(FlinkCluster.HEALTH)
+                        .withName(ReconcilerOutputs.HEALTH)
                         .withNamespace(NS)
-                        .addToAnnotations(FlinkCluster.STATUS_ANNOTATION, status)
+                        .addToAnnotations(ReconcilerOutputs.STATUS_ANNOTATION, status)
                         .endMetadata()
                         .addToData("summary.json", "{\"findings\":[" + findings + "]}")
                         .build())
@@ -159,7 +159,7 @@ class ReconcilerChecksTest {
 
         client.resource(new DeploymentBuilder()
                         .withNewMetadata()
-                        .withName(FlinkCluster.RECONCILER)
+                        .withName(ReconcilerOutputs.RECONCILER)
                         .withNamespace(NS)
                         .endMetadata()
                         .withNewSpec()
@@ -207,7 +207,7 @@ class ReconcilerChecksTest {
 
     @Test
     void afterAHealthyScenarioTheReconcilerMustSayHealthy() {
-        ReconcilerHealth health = new ReconcilerHealth(flink, SHORT, SHORT, log::add);
+        ReconcilerHealth health = new ReconcilerHealth(flink.reconciler(), SHORT, SHORT, log::add);
         summary("WARNING", "\"CHECKPOINTS_FAILING\"");
         health.healthyAgain(result);
         assertThat(result.problems)
@@ -222,7 +222,7 @@ class ReconcilerChecksTest {
 
     @Test
     void thePitfallMustBeReportedAsAnEventAndInTheSummaryWithinOnePass() {
-        ReconcilerHealth health = new ReconcilerHealth(flink, SHORT, SHORT, log::add);
+        ReconcilerHealth health = new ReconcilerHealth(flink.reconciler(), SHORT, SHORT, log::add);
         ScenarioResult control = new ScenarioResult(new Scenario("kubernetes:control:no-checkpoints", true, true));
         summary("CRITICAL", "\"CHECKPOINTING_DISABLED\"");
         health.pitfallReported("CHECKPOINTING_DISABLED", System.currentTimeMillis(), control);

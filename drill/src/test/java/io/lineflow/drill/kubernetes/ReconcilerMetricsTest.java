@@ -77,7 +77,7 @@ class ReconcilerMetricsTest {
 
     /** The reconciler's metrics, with each pod IP's endpoint at {@code at}; at any other IP nobody answers. */
     private ReconcilerMetrics metrics(Map<String, URI> at) {
-        return new ReconcilerMetrics(new FlinkCluster(client, NS, "operator"), ip -> at.getOrDefault(ip, NOBODY));
+        return new ReconcilerMetrics(new ClusterPods(client, NS, FlinkCluster.NAME), ip -> at.getOrDefault(ip, NOBODY));
     }
 
     @Test
