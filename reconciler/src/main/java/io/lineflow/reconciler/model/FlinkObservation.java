@@ -128,13 +128,7 @@ public record FlinkObservation(String restUrl, String error, Job job) {
         public Job reading(Set<String> unit) {
             Set<String> others = new TreeSet<>(topicsRead());
             others.removeAll(unit);
-            return new Job(
-                    id,
-                    name,
-                    state,
-                    startTime,
-                    numRestarts,
-                    checkpoints,
+            return withReaders(
                     sources.stream()
                             .filter(s -> !Collections.disjoint(s.topics(), unit))
                             .toList(),
@@ -146,15 +140,14 @@ public record FlinkObservation(String restUrl, String error, Job job) {
          * listing writes a topic's dots as underscores, Kafka has it with them.
          */
         public Job renamed(UnaryOperator<String> kafkaName) {
-            return new Job(
-                    id,
-                    name,
-                    state,
-                    startTime,
-                    numRestarts,
-                    checkpoints,
+            return withReaders(
                     sources.stream().map(s -> s.renamed(kafkaName)).toList(),
                     otherTopics.stream().map(kafkaName).collect(Collectors.toSet()));
+        }
+
+        /** This job with other sources and other topics outside them. */
+        private Job withReaders(List<Source> readers, Set<String> topicsOutside) {
+            return new Job(id, name, state, startTime, numRestarts, checkpoints, readers, topicsOutside);
         }
 
         /**
